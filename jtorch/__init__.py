@@ -1,0 +1,25 @@
+"""jtorch: a PyTorch-compatible eager tensor library.
+
+Every operator call goes through a Python re-implementation of PyTorch's c10 dispatcher
+(`jtorch.dispatcher`, `jtorch.keyset`); kernels are compiled by Numba on first use.
+"""
+from . import _C, dispatcher, keyset, library, tls  # noqa: F401
+from ._ops import ops  # noqa: F401
+from . import _default_fallbacks  # noqa: F401,E402  (registers PyTorch's start-up fallbacks)
+
+from . import dtypes as _dtypes_mod  # noqa: E402
+from .dtypes import (  # noqa: F401,E402
+    bool, cdouble, cfloat, complex64, complex128, double, dtype, finfo, float, float16, float32, float64,
+    get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8,
+)
+from .promotion import can_cast, promote_types, result_type  # noqa: F401,E402
+from ._enums import channels_last, contiguous_format, layout, memory_format, preserve_format, strided  # noqa: F401,E402
+from .device import device  # noqa: F401,E402
+from .tensor import Size, Tensor  # noqa: F401,E402
+from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
+from . import cuda  # noqa: F401,E402
+from . import native  # noqa: F401,E402
+from . import bindings as _bindings  # noqa: E402
+
+_bindings.install(globals(), Tensor)
+del _bindings

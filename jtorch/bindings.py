@@ -1,0 +1,389 @@
+"""Python bindings generated from the operator declarations (torch's python_torch_functions.cpp,
+python_variable_methods.cpp and PythonArgParser, as generated source).
+
+For every Python name, the overloads of that name become signatures; an out= overload joins its
+functional sibling as an `out=None` keyword. Each binding is Python source, generated once at
+import and compiled with exec: argument binding is Python's own (one call to a generated function
+with the signature's parameters), type checks are inlined per parameter, and the first signature
+that fits calls its OpOverload. Nothing is interpreted per call.
+"""
+from __future__ import annotations
+
+import keyword
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from . import dtypes as _dt
+from .native.registry import NativeFunction, declarations
+from .schema import Argument, SchemaKind, Type
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str          # Python name (self -> input for functions; keywords get a trailing _)
+    arg: Argument | None  # None for the synthetic out= parameter
+    kwarg_only: bool
+    has_default: bool
+    default: Any
+
+    @property
+    def type(self) -> Type | None:
+        return self.arg.type if self.arg is not None else None
+
+
+@dataclass(frozen=True)
+class Signature:
+    nf: NativeFunction
+    out_nf: NativeFunction | None
+    method: bool
+    params: tuple[Param, ...]
+
+    def display(self) -> str:
+        parts: list[str] = []
+        star = False
+        for p in self.params:
+            if p.kwarg_only and not star:
+                parts.append("*")
+                star = True
+            t = "Tensor" if p.arg is None else _display_type(p.arg.type)
+            d = "" if not p.has_default else f" = {_display_default(p.default)}"
+            parts.append(f"{t} {p.name}{d}")
+        return "(" + ", ".join(parts) + ")"
+
+
+_DISPLAY = {"Scalar": "Number", "ScalarType": "jtorch.dtype", "MemoryFormat": "jtorch.memory_format",
+            "Layout": "jtorch.layout", "SymInt": "int", "Device": "Device"}
+
+
+def _display_type(t: Type) -> str:
+    if t.is_optional():
+        return _display_type(t.elem)
+    if t.is_list():
+        inner = _display_type(t.elem)
+        return "tuple of ints" if inner == "int" else f"tuple of {inner}s"
+    return _DISPLAY.get(t.base_name, t.base_name)
+
+
+def _display_default(v: Any) -> str:
+    return "None" if v is None else str(v)
+
+
+def _py_name(name: str) -> str:
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def _signature(nf: NativeFunction, out_nf: NativeFunction | None, method: bool) -> Signature:
+    params = []
+    for a in nf.func.arguments:
+        if a.is_out:
+            continue
+        if method and a.name == "self":
+            continue
+        name = "input" if a.name == "self" else _py_name(a.name)
+        has_default = a.default is not None
+        params.append(Param(name, a, a.kwarg_only, has_default, a.default_value if has_default else None))
+    if out_nf is not None:
+        params.append(Param("out", None, True, True, None))
+    return Signature(nf, out_nf, method, tuple(params))
+
+
+def _same_inputs(f: NativeFunction, o: NativeFunction) -> bool:
+    key = lambda nf: [(a.name, str(a.type)) for a in nf.func.arguments if not a.is_out]  # noqa: E731
+    return key(f) == key(o)
+
+
+def _python_name(nf: NativeFunction) -> str:
+    return nf.python_name or nf.func.name.name
+
+
+def signatures_by_name(method: bool) -> dict[str, list[Signature]]:
+    """Group declarations into Python names and signatures (out= folded into its functional twin)."""
+    variant = "method" if method else "function"
+    groups: dict[str, list[NativeFunction]] = {}
+    for nf in declarations:
+        if variant in nf.variants or (not method and "function" in nf.variants):
+            groups.setdefault(_python_name(nf), []).append(nf)
+    result: dict[str, list[Signature]] = {}
+    for name, nfs in groups.items():
+        nfs = [nf for nf in nfs if variant in nf.variants]
+        outs = [nf for nf in nfs if nf.kind() == SchemaKind.out]
+        sigs = []
+        used = set()
+        for nf in nfs:
+            if nf.kind() == SchemaKind.out:
+                continue
+            match = next((o for o in outs if _same_inputs(nf, o)), None)
+            if match is not None:
+                used.add(id(match))
+            sigs.append(_signature(nf, None if method else match, method))
+        for o in outs:
+            if id(o) not in used and not method:
+                sigs.append(_signature(o, None, method))
+        if sigs:
+            result[name] = sigs
+    return result
+
+
+# ---- per-parameter conversion code --------------------------------------------------------------
+def _check_code(p: Param, var: str, allow_numbers: bool) -> list[str]:
+    """Lines that validate/convert `var` in place, or `raise _Mismatch(...)`."""
+    fail = f"raise _Mismatch({p.name!r})"
+    if p.arg is None:  # out=
+        return [f"if {var} is not None and not isinstance({var}, _Tensor): {fail}"]
+    t = p.arg.type
+    lines: list[str] = []
+    opt = t.is_optional()
+    inner = t.elem if opt else t
+    prefix = f"if {var} is not None:" if opt else "if True:"
+    body = _inner_check(inner, var, fail, allow_numbers)
+    if not body:
+        return []
+    lines.append(prefix)
+    lines += ["    " + b for b in body]
+    return lines
+
+
+def _inner_check(t: Type, var: str, fail: str, allow_numbers: bool) -> list[str]:
+    if t.is_list():
+        b = t.elem.base_name
+        if b in ("int", "SymInt"):
+            if t.size is not None:
+                return [f"{var} = _int_list({var}, {t.size}, {fail!r})"]
+            return [f"{var} = _int_list({var}, None, {fail!r})"]
+        if b == "Tensor":
+            opt = t.elem.is_optional()
+            cond = f"(x is None or isinstance(x, _Tensor))" if opt else "isinstance(x, _Tensor)"
+            return [f"if not isinstance({var}, (list, tuple)) or not all({cond} for x in {var}): {fail}"]
+        if b == "float":
+            return [f"if not isinstance({var}, (list, tuple)): {fail}"]
+        return []
+    b = t.base_name
+    if b == "Tensor":
+        if allow_numbers:
+            return [f"if not isinstance({var}, _Tensor):",
+                    f"    if type({var}) in _NUMBERS or isinstance({var}, _NP_NUMBERS): {var} = _wrap({var})",
+                    f"    else: {fail}"]
+        return [f"if not isinstance({var}, _Tensor): {fail}"]
+    if b == "Scalar":
+        return [f"if type({var}) not in _NUMBERS:",
+                f"    {var} = _scalar({var}, {fail!r})"]
+    if b in ("int", "SymInt"):
+        return [f"if type({var}) is not int: {var} = _int({var}, {fail!r})"]
+    if b == "float":
+        return [f"if type({var}) is not float:",
+                f"    if type({var}) is bool or not isinstance({var}, (int, float, np.integer, np.floating)): {fail}",
+                f"    {var} = float({var})"]
+    if b == "bool":
+        return [f"if type({var}) is not bool:",
+                f"    if not isinstance({var}, np.bool_): {fail}",
+                f"    {var} = bool({var})"]
+    if b == "str":
+        return [f"if type({var}) is not str: {fail}"]
+    if b == "ScalarType":
+        return [f"if type({var}) is not _dtype: {var} = _to_dtype({var}, {fail!r})"]
+    if b == "Device":
+        return [f"{var} = _to_device({var}, {fail!r})"]
+    if b == "Generator":
+        return [f"if not getattr({var}, '_is_generator', False): {fail}"]
+    return []
+
+
+# ---- runtime helpers the generated code calls ------------------------------------------------------
+class _Mismatch(Exception):
+    """A parameter did not fit: try the next signature."""
+
+
+_NUMBERS = frozenset({int, float, bool, complex})
+_NP_NUMBERS = (np.number, np.bool_)
+
+
+def _scalar(x: Any, param: str) -> Any:
+    if isinstance(x, _NP_NUMBERS):
+        return x.item()
+    from .tensor import Tensor
+
+    if isinstance(x, Tensor) and x.numel() == 1:
+        return x.item()
+    if isinstance(x, (int, float, complex)):
+        return x
+    raise _Mismatch(param)
+
+
+def _int(x: Any, param: str) -> int:
+    if type(x) is bool or x is None:
+        raise _Mismatch(param)
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise _Mismatch(param) from None
+
+
+def _int_list(x: Any, size: int | None, param: str) -> tuple[int, ...]:
+    if isinstance(x, tuple) and all(type(v) is int for v in x):
+        return x
+    if size is not None and not isinstance(x, (list, tuple)):
+        return (_int(x, param),) * size
+    if not isinstance(x, (list, tuple)):
+        raise _Mismatch(param)
+    return tuple(_int(v, param) for v in x)
+
+
+def _to_dtype(x: Any, param: str) -> Any:
+    py = {float: _dt.get_default_dtype, int: lambda: _dt.int64, bool: lambda: _dt.bool, complex: _dt.default_complex_dtype}
+    if x in py:
+        return py[x]()
+    raise _Mismatch(param)
+
+
+def _to_device(x: Any, param: str) -> Any:
+    from .device import device
+
+    if x is None:
+        return x
+    if type(x) is not device:
+        if not isinstance(x, (str, int)) or isinstance(x, bool):
+            raise _Mismatch(param)
+        x = device(x)
+    if x.type == "cuda":  # torch's lazy CUDA init happens in the argument parser
+        from . import cuda
+
+        cuda._lazy_init()
+    return x
+
+
+def _type_name(x: Any) -> str:
+    from .tensor import Tensor
+
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, _dt.dtype):
+        return "jtorch.dtype"
+    if isinstance(x, (tuple, list)):
+        return f"{type(x).__name__} of {', '.join(sorted({_type_name(v) for v in x}))}" if x else type(x).__name__
+    return type(x).__name__
+
+
+def no_match(name: str, sigs: list[Signature], args: tuple, kwargs: dict, method_self: bool) -> TypeError:
+    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+    if method_self:
+        got = got[1:]
+    lines = "".join(f" * {s.display()}\n" for s in sigs)
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), but expected one of:\n{lines}"
+    )
+
+
+# ---- code generation ------------------------------------------------------------------------------
+def _varargs_index(sig: Signature) -> int | None:
+    """int[] that may be given as *sizes: the only positional parameter (torch's rule)."""
+    pos = [p for p in sig.params if not p.kwarg_only]
+    if len(pos) == 1 and pos[0].arg is not None and pos[0].arg.type.is_list() and (
+        pos[0].arg.type.elem.base_name in ("int", "SymInt")
+    ):
+        return 0
+    return None
+
+
+def _call_expr(sig: Signature, op_var: str, out: bool) -> str:
+    nf = sig.out_nf if out else sig.nf
+    args = []
+    params = {p.arg.name: p for p in sig.params if p.arg is not None}
+    for a in nf.func.arguments:
+        if a.is_out:
+            args.append("out=out")
+            continue
+        v = "self" if (a.name == "self" and sig.method) else params[a.name].name
+        args.append(f"{a.name}={v}" if a.kwarg_only else v)
+    return f"{op_var}({', '.join(args)})"
+
+
+def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = False) -> tuple[str, dict]:
+    """Source of one binding and the globals it needs."""
+    env: dict[str, Any] = {}
+    lines = [f"def {name}({'self, ' if method else ''}*args, **kwargs):"]
+    for i, sig in enumerate(sigs):
+        binder = f"_bind{i}"
+        plist = []
+        star = False
+        for p in sig.params:
+            if p.kwarg_only and not star:
+                plist.append("*")
+                star = True
+            plist.append(f"{p.name}=_d{i}_{p.name}" if p.has_default else p.name)
+            if p.has_default:
+                env[f"_d{i}_{p.name}"] = p.default
+        names = [p.name for p in sig.params]
+        bsrc = f"def {binder}({', '.join(plist)}):\n    return ({', '.join(names)}{',' if len(names) == 1 else ''})\n"
+        exec(bsrc, env)
+        env[f"_op{i}"] = sig.nf.op
+        if sig.out_nf is not None:
+            env[f"_opout{i}"] = sig.out_nf.op
+        va = _varargs_index(sig)
+        lines.append(f"    # {sig.display()}")
+        lines.append("    while True:")
+        if va is not None:
+            lines.append("        a = (args,) if len(args) > 1 or (len(args) == 1 and type(args[0]) is int) else args")
+        else:
+            lines.append("        a = args")
+        lines.append("        try:")
+        target = f"{', '.join(names)}{',' if len(names) == 1 else ''} = " if names else ""
+        lines.append(f"            {target}{binder}(*a, **kwargs)")
+        lines.append("        except TypeError:")
+        lines.append("            break")
+        body = []
+        allow = sig.nf.allow_numbers_as_tensors
+        for j, p in enumerate(sig.params):
+            first_tensor = (not method) and j == 0
+            body += _check_code(p, p.name, allow and not first_tensor)
+        if body:
+            lines.append("        try:")
+            lines += ["            " + b for b in body]
+            lines.append("        except _Mismatch:")
+            lines.append("            break")
+        if sig.out_nf is not None:
+            lines.append(f"        if out is not None: return {_call_expr(sig, f'_opout{i}', True)}")
+        lines.append(f"        return {_call_expr(sig, f'_op{i}', False)}")
+    if dunder:
+        lines.append("    return NotImplemented")
+    else:
+        lines.append(f"    raise _no_match({name!r}, _sigs, {'(self,) + ' if method else ''}args, kwargs, {method})")
+    src = "\n".join(lines) + "\n"
+    from .tensor import Tensor
+
+    env.update(_Tensor=Tensor, _Mismatch=_Mismatch, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _scalar=_scalar,
+               _int=_int, _int_list=_int_list, _to_dtype=_to_dtype, _to_device=_to_device, _dtype=_dt.dtype,
+               np=np, _sigs=sigs, _no_match=no_match, _wrap=_wrap_number)
+    return src, env
+
+
+def _wrap_number(x: Any) -> Any:
+    from .native.factories import wrapped_scalar_tensor
+
+    return wrapped_scalar_tensor(x)
+
+
+def build(name: str, sigs: list[Signature], *, method: bool, dunder: bool = False) -> Callable:
+    src, env = generate(name, sigs, method=method, dunder=dunder)
+    exec(compile(src, f"<jtorch binding {'Tensor.' if method else ''}{name}>", "exec"), env)
+    fn = env[name]
+    fn.__qualname__ = f"Tensor.{name}" if method else name
+    fn.__doc__ = f"{name}" + "".join(f"\n    {s.display()}" for s in sigs)
+    fn._jtorch_source = src
+    return fn
+
+
+def install(module_namespace: dict, tensor_cls: type) -> None:
+    """Generate every binding and put it on the jtorch module and the Tensor class."""
+    from .native.registry import dunders
+
+    for name, sigs in signatures_by_name(method=False).items():
+        module_namespace[name] = build(name, sigs, method=False)
+    methods = signatures_by_name(method=True)
+    for name, sigs in methods.items():
+        if name not in tensor_cls.__dict__ or getattr(tensor_cls.__dict__[name], "_jtorch_source", None):
+            setattr(tensor_cls, name, build(name, sigs, method=True))
+    for dname, target in dunders.items():
+        setattr(tensor_cls, dname, build(dname, methods[target], method=True, dunder=True))

@@ -1,0 +1,78 @@
+"""`jtorch.device`: a device type and index, and the dispatch key set a tensor on it carries."""
+from __future__ import annotations
+
+from .keyset import BackendComponent, DispatchKey, DispatchKeySet, get_autograd_related_key_set_from_backend
+
+_TYPES = {"cpu": BackendComponent.CPU, "cuda": BackendComponent.CUDA, "meta": BackendComponent.Meta,
+          "privateuseone": BackendComponent.PrivateUse1}
+_BACKEND_KEY = {BackendComponent.CPU: DispatchKey.CPU, BackendComponent.CUDA: DispatchKey.CUDA,
+                BackendComponent.Meta: DispatchKey.Meta, BackendComponent.PrivateUse1: DispatchKey.PrivateUse1}
+
+
+class device:
+    """A device such as `jtorch.device("cpu")`, `jtorch.device("cuda", 0)` or `jtorch.device("meta")`."""
+
+    __slots__ = ("type", "index", "_key_set", "_backend")
+    _cache: dict = {}
+
+    def __new__(cls, type_or_str: "str | device | int", index: int | None = None) -> "device":
+        key = (type_or_str, index)
+        d = cls._cache.get(key) if isinstance(type_or_str, (str, int)) else None
+        if d is not None:
+            return d
+        if isinstance(type_or_str, device):
+            return type_or_str if index is None else device(type_or_str.type, index)
+        if isinstance(type_or_str, int):  # a bare ordinal means a CUDA device, as in torch
+            t, idx = "cuda", type_or_str
+        else:
+            t, sep, rest = type_or_str.partition(":")
+            idx = index
+            if sep:
+                if index is not None:
+                    raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type_or_str}")
+                if not rest.isdigit():
+                    raise RuntimeError(f"Invalid device string: '{type_or_str}'")
+                idx = int(rest)
+        if t not in _TYPES:
+            raise RuntimeError(
+                "Expected one of cpu, cuda, meta, privateuseone device type at start of device string: " + str(type_or_str)
+            )
+        if idx is not None and idx < 0:
+            raise RuntimeError(f"Device index must not be negative")
+        self = object.__new__(cls)
+        self.type, self.index = t, idx
+        b = _TYPES[t]
+        self._backend = b
+        self._key_set = int(DispatchKeySet(_BACKEND_KEY[b]) | get_autograd_related_key_set_from_backend(b))
+        cls._cache[key] = self
+        return self
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+CPU = device("cpu")
+META = device("meta")
+
+
+def as_device(d: "str | device | int | None") -> device:
+    """Normalise a device argument; None means the CPU."""
+    if d is None:
+        return CPU
+    if type(d) is device:
+        return d
+    return device(d)

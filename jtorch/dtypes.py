@@ -1,0 +1,235 @@
+"""jtorch dtypes: singleton dtype objects, numpy mapping, default dtype, finfo/iinfo.
+
+Note: this module deliberately defines module-level names ``bool``, ``int`` and
+``float`` (torch-style aliases), so builtins are reached through ``builtins``.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Optional
+
+import numpy as np
+
+__all__ = [
+    "dtype", "all_dtypes", "from_numpy_dtype", "to_numpy_dtype",
+    "get_default_dtype", "set_default_dtype", "default_complex_dtype",
+    "finfo", "iinfo",
+    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
+    "float64", "complex64", "complex128", "long", "int", "short", "half",
+    "float", "double", "cfloat", "cdouble",
+]
+
+_pybool = builtins.bool
+_pyint = builtins.int
+_pyfloat = builtins.float
+
+_CREATE_TOKEN = object()  # only this module may construct dtype instances
+
+
+class dtype:
+    """A scalar type. One instance per dtype; compare with ``is`` / ``==`` (identity)."""
+
+    __slots__ = ("name", "is_floating_point", "is_complex", "is_signed", "itemsize",
+                 "numpy", "char", "_index", "_real", "_complex")
+
+    def __init__(self, token: object, index: _pyint, name: str, char: str,
+                 np_type: type, is_floating_point: _pybool, is_complex: _pybool,
+                 is_signed: _pybool) -> None:
+        if token is not _CREATE_TOKEN:
+            raise TypeError("cannot create 'jtorch.dtype' instances")
+        s = object.__setattr__
+        s(self, "_index", index)  # position in all_dtypes; used by promotion tables
+        s(self, "name", name)
+        s(self, "char", char)
+        s(self, "numpy", np.dtype(np_type))
+        s(self, "itemsize", np.dtype(np_type).itemsize)
+        s(self, "is_floating_point", is_floating_point)
+        s(self, "is_complex", is_complex)
+        s(self, "is_signed", is_signed)
+        s(self, "_real", self)
+        s(self, "_complex", None)
+
+    def __setattr__(self, key: str, value: object) -> None:
+        if hasattr(self, key):
+            raise AttributeError(f"attribute '{key}' of 'jtorch.dtype' objects is not writable")
+        raise AttributeError(f"'jtorch.dtype' object has no attribute '{key}'")
+
+    def __delattr__(self, key: str) -> None:
+        self.__setattr__(key, None)
+
+    def __repr__(self) -> str:
+        return "jtorch." + self.name
+
+    __str__ = __repr__
+
+    # Singletons: pickling/copying must give back the same object.
+    def __reduce__(self) -> str:
+        return self.name
+
+    def __copy__(self) -> "dtype":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "dtype":
+        return self
+
+    def to_real(self) -> "dtype":
+        """complex64 -> float32, complex128 -> float64; other dtypes unchanged."""
+        return self._real
+
+    def to_complex(self) -> "dtype":
+        """float32 -> complex64, float64 -> complex128; complex unchanged.
+
+        float16 -> complex64 (torch gives complex32, which jtorch does not have).
+        """
+        c = self._complex
+        if c is None:
+            raise RuntimeError(f"Unknown Complex ScalarType for {_TORCH_NAMES[self._index]}")
+        return c
+
+
+def _make(index: _pyint, name: str, char: str, np_type: type, fp: _pybool,
+          cplx: _pybool, signed: _pybool) -> dtype:
+    return dtype(_CREATE_TOKEN, index, name, char, np_type, fp, cplx, signed)
+
+
+# Order = index used by promotion tables (do not reorder without updating promotion.py).
+bool = _make(0, "bool", "b1", np.bool_, False, False, False)
+uint8 = _make(1, "uint8", "u1", np.uint8, False, False, False)
+int8 = _make(2, "int8", "i1", np.int8, False, False, True)
+int16 = _make(3, "int16", "i2", np.int16, False, False, True)
+int32 = _make(4, "int32", "i4", np.int32, False, False, True)
+int64 = _make(5, "int64", "i8", np.int64, False, False, True)
+float16 = _make(6, "float16", "f2", np.float16, True, False, True)
+float32 = _make(7, "float32", "f4", np.float32, True, False, True)
+float64 = _make(8, "float64", "f8", np.float64, True, False, True)
+complex64 = _make(9, "complex64", "c4", np.complex64, False, True, True)
+complex128 = _make(10, "complex128", "c8", np.complex128, False, True, True)
+
+all_dtypes: tuple = (bool, uint8, int8, int16, int32, int64, float16, float32,
+                     float64, complex64, complex128)
+
+# c10 ScalarType names, used in torch-style error messages.
+_TORCH_NAMES = ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "Float",
+                "Double", "ComplexFloat", "ComplexDouble")
+
+for _r, _c in ((float16, complex64), (float32, complex64), (float64, complex128)):
+    object.__setattr__(_r, "_complex", _c)
+for _c, _r in ((complex64, float32), (complex128, float64)):
+    object.__setattr__(_c, "_real", _r)
+    object.__setattr__(_c, "_complex", _c)
+
+# torch-style aliases
+long = int64
+int = int32
+short = int16
+half = float16
+float = float32
+double = float64
+cfloat = complex64
+cdouble = complex128
+
+# ---------------------------------------------------------------- numpy mapping
+# Keyed by (kind, itemsize) so that e.g. np.longlong and np.int64 both map to int64.
+_FROM_NP = {(d.numpy.kind, d.numpy.itemsize): d for d in all_dtypes}
+
+
+def from_numpy_dtype(np_dtype: object) -> dtype:
+    """Map a numpy dtype (or anything np.dtype() accepts) to a jtorch dtype."""
+    nd = np.dtype(np_dtype)
+    d = _FROM_NP.get((nd.kind, nd.itemsize))
+    if d is None:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{nd.type.__name__}. The only supported "
+            "types are: float64, float32, float16, complex64, complex128, int64, int32, "
+            "int16, int8, uint8, and bool.")
+    return d
+
+
+def to_numpy_dtype(d: dtype) -> np.dtype:
+    return d.numpy
+
+
+# ---------------------------------------------------------------- default dtype
+# promotion.py registers a hook here so its cached wrapped-scalar tables follow the default.
+_default_dtype: dtype = float32
+_default_listeners: list = []
+
+
+def get_default_dtype() -> dtype:
+    return _default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    global _default_dtype
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_dtype = d
+    for fn in _default_listeners:
+        fn(d)
+
+
+def default_complex_dtype() -> dtype:
+    """complex128 for a float64 default, else complex64 (torch: complex32 for float16)."""
+    return complex128 if _default_dtype is float64 else complex64
+
+
+# ---------------------------------------------------------------- finfo / iinfo
+class finfo:
+    """Machine limits of a floating (or complex: its real part) dtype, as torch.finfo."""
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type: Optional[dtype] = None) -> None:
+        if type is None:
+            type = _default_dtype
+        if not isinstance(type, dtype) or not (type.is_floating_point or type.is_complex):
+            raise TypeError("jtorch.finfo() requires a floating point input type. "
+                            "Use jtorch.iinfo to handle 'jtorch.finfo'")
+        real = type.to_real()
+        info = np.finfo(real.numpy)
+        self.bits = real.itemsize * 8
+        self.eps = _pyfloat(info.eps)
+        self.max = _pyfloat(info.max)
+        self.min = _pyfloat(info.min)
+        self.tiny = _pyfloat(info.smallest_normal)
+        self.smallest_normal = self.tiny
+        self.resolution = 10.0 ** -_pyint(info.precision)  # torch: pow(10, -digits10)
+        self.dtype = real.name
+
+    def __eq__(self, other: object) -> _pybool:
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __hash__(self) -> _pyint:
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self) -> str:  # torch prints with C++ stream default (%g) precision
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype, as torch.iinfo."""
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, type: dtype) -> None:
+        if not isinstance(type, dtype) or type.is_floating_point or type.is_complex:
+            raise TypeError("jtorch.iinfo() requires an integer input type. "
+                            "Use jtorch.finfo to handle 'jtorch.iinfo'")
+        if type is bool:
+            raise TypeError("jtorch.bool is not supported by jtorch.iinfo")
+        info = np.iinfo(type.numpy)
+        self.bits = type.itemsize * 8
+        self.max = _pyint(info.max)
+        self.min = _pyint(info.min)
+        self.dtype = type.name
+
+    def __eq__(self, other: object) -> _pybool:
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __hash__(self) -> _pyint:
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={_pyfloat(self.min):g}, max={_pyfloat(self.max):g}, dtype={self.dtype})"

@@ -1,0 +1,165 @@
+"""On-disk home of generated kernels and of Numba's compiled code for them.
+
+Layout: ``<cache root>/<GEN_DIR>/<module>.py`` holds a generated kernel module; Numba writes
+its index (.nbi) and data (.nbc) files into ``__pycache__`` beside it.  The cache root is
+``$JTORCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/jtorch``, else ``~/.cache/jtorch``.
+
+Failure policy: an unwritable directory or a corrupt Numba cache never crashes a kernel.  It
+costs ONE ``KernelCacheWarning`` per process, after which the affected kernels compile in
+memory (sources go to a temporary directory, Numba caching off or ignored).
+"""
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import warnings
+from types import ModuleType
+
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, InTreeCacheLocator
+
+# Bump when the layout of generated modules changes in a way the hash cannot see.
+GEN_DIR = "kernels-v1"
+
+
+class KernelCacheWarning(RuntimeWarning):
+    """The kernel cache cannot be used; kernels compile in memory for this process."""
+
+
+_lock = threading.RLock()
+_warned = False
+_gen_dir: str | None = None  # where generated modules are written, resolved once
+_disk_cache = True           # False once we fell back to a temporary directory
+
+
+def warn_once(message: str) -> None:
+    """Issue the single per-process cache warning; later problems stay silent."""
+    global _warned
+    with _lock:
+        if _warned:
+            return
+        _warned = True
+    warnings.warn(message, KernelCacheWarning, stacklevel=3)
+
+
+def cache_root() -> str:
+    """The configured cache root (not necessarily existing or writable)."""
+    root = os.environ.get("JTORCH_CACHE_DIR")
+    if root:
+        return os.path.abspath(os.path.expanduser(root))
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "jtorch")
+
+
+def _probe_writable(path: str) -> None:
+    """Raise OSError unless `path` exists (or can be made) and accepts new files."""
+    os.makedirs(path, exist_ok=True)
+    pyc = os.path.join(path, "__pycache__")  # Numba's files go here: it must be writable too
+    os.makedirs(pyc, exist_ok=True)
+    for d in (path, pyc):
+        tempfile.TemporaryFile(dir=d).close()
+
+
+def generated_dir() -> str:
+    """Directory for generated modules; falls back to a temporary one (with a warning)."""
+    global _gen_dir, _disk_cache
+    if _gen_dir is not None:
+        return _gen_dir
+    with _lock:
+        if _gen_dir is None:
+            path = os.path.join(cache_root(), GEN_DIR)
+            try:
+                _probe_writable(path)
+            except OSError as e:
+                warn_once(f"jtorch kernel cache directory {path!r} is not writable ({e}); "
+                          "compiling kernels in memory for this process")
+                path = tempfile.mkdtemp(prefix="jtorch-kernels-")
+                atexit.register(shutil.rmtree, path, True)
+                _disk_cache = False
+            _gen_dir = path
+    return _gen_dir
+
+
+def disk_cache_enabled() -> bool:
+    generated_dir()
+    return _disk_cache
+
+
+def write_source(filename: str, source: str) -> str:
+    """Write `source` to `filename` in the generated directory unless identical content exists.
+
+    Rewriting only on change keeps the file's stamp stable, so Numba's index stays valid.
+    The write is atomic (temp file + rename) because other processes may race on it.
+    """
+    path = os.path.join(generated_dir(), filename)
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == source:
+                return path
+    except (OSError, UnicodeDecodeError):
+        pass
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(source)
+    os.replace(tmp, path)
+    return path
+
+
+def import_file(modname: str, path: str) -> ModuleType:
+    """Import a generated file as a real module (Numba's cache needs a real file)."""
+    mod = sys.modules.get(modname)
+    if mod is not None:
+        return mod
+    spec = importlib.util.spec_from_file_location(modname, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = mod  # Numba rebuilds cached environments through sys.modules
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        del sys.modules[modname]
+        raise
+    return mod
+
+
+class _BesideSourceImpl(CompileResultCacheImpl):
+    # Only "next to the source file": never NUMBA_CACHE_DIR or ~/.cache/numba.
+    _locator_classes = [InTreeCacheLocator]
+
+
+class GuardedFunctionCache(FunctionCache):
+    """Numba's FunctionCache, except that unreadable or corrupt files degrade to compiling."""
+
+    _impl_class = _BesideSourceImpl
+
+    def load_overload(self, sig, target_context):  # type: ignore[override]
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception as e:  # garbage .nbi/.nbc: unpickling raises almost anything
+            self.disable()
+            warn_once(f"jtorch kernel cache at {self.cache_path!r} is unreadable or corrupt "
+                      f"({type(e).__name__}: {e}); compiling kernels in memory")
+            return None
+
+    def save_overload(self, sig, data):  # type: ignore[override]
+        try:
+            super().save_overload(sig, data)
+        except Exception as e:
+            self.disable()
+            warn_once(f"jtorch kernel cache at {self.cache_path!r} cannot be written "
+                      f"({type(e).__name__}: {e}); compiling kernels in memory")
+
+
+def enable_cache(dispatcher):
+    """Attach the guarded disk cache to a Numba dispatcher (called by generated modules)."""
+    if _disk_cache:
+        try:
+            dispatcher._cache = GuardedFunctionCache(dispatcher.py_func)
+        except Exception as e:  # no usable locator: the directory went read-only, etc.
+            warn_once(f"jtorch kernel cache unusable for {dispatcher.py_func.__qualname__} "
+                      f"({type(e).__name__}: {e}); compiling kernels in memory")
+    return dispatcher

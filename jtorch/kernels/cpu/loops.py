@@ -1,0 +1,165 @@
+"""Elementwise CPU loops: ``launch(scalar_fn, shape, operands, extra)``.
+
+The loops for a scalar function are generated once per operand pattern (which operands are
+arrays, how many extras) by :mod:`codegen`, written to the kernel cache by :mod:`cache` and
+imported; Numba compiles each entry point lazily per dtype signature and caches it on disk.
+
+Conventions (PyTorch's TensorIterator after reorder_dimensions + coalescing):
+* ``shape[0]`` is the FASTEST-moving (innermost) dimension; strides are in elements, >= 0.
+* ``operands``: the output first (an :class:`ArrayOperand`), then the inputs, each an
+  ArrayOperand or a scalar passed to the scalar function as is.  Pass NumPy scalars of the
+  compute dtype (``np.float32(2.0)``): a Python float would make float32 code float64.
+* ``extra``: trailing arguments of the scalar function (e.g. ``alpha``), same advice.
+* The stored value is converted to the output's dtype by Numba (e.g. bool results of ``<``).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numba
+import numpy as np
+
+from . import cache, codegen
+
+GRAIN_SIZE = 32768
+
+
+class ArrayOperand(NamedTuple):
+    """A strided view into a flat storage buffer: element (i0, i1, ...) is at
+    ``buf[offset + i0 * strides[0] + i1 * strides[1] + ...]``."""
+    buf: np.ndarray
+    offset: int
+    strides: tuple[int, ...]
+
+
+class _Kernels(NamedTuple):
+    contig: Any
+    contig_par: Any
+    strided: Any
+    strided_par: Any
+
+
+# (scalar_fn, operand pattern bits, number of extras) -> entry points.  The hot path is one
+# lookup here; everything else happens once per key per process.
+_kernels: dict[tuple[Callable, int, int], _Kernels] = {}
+_lock = threading.Lock()
+
+
+def _pattern_bits(operands: Sequence[Any]) -> int:
+    bits = 1  # leading 1 so that trailing scalar operands still change the key
+    for op in operands:
+        bits = (bits << 1) | (type(op) is ArrayOperand)
+    return bits
+
+
+def _load(scalar_fn: Callable, bits: int, nextra: int) -> _Kernels:
+    is_array = tuple(c == "1" for c in bin(bits)[3:])
+    with _lock:
+        k = _kernels.get((scalar_fn, bits, nextra))
+        if k is None:
+            stem, src = codegen.module_source(scalar_fn, is_array, nextra)
+            path = cache.write_source(stem + ".py", src)
+            mod = cache.import_file("jtorch_kernels_generated." + stem, path)
+            k = _Kernels(mod.contig, mod.contig_par, mod.strided, mod.strided_par)
+            _kernels[(scalar_fn, bits, nextra)] = k
+    return k
+
+
+def _zero_division() -> RuntimeError:
+    return RuntimeError("ZeroDivisionError")  # torch's CPU text for integer x / 0
+
+
+def launch(scalar_fn: Callable, shape: tuple[int, ...], operands: list,
+           extra: tuple = ()) -> None:
+    """Compute ``out = scalar_fn(*inputs, *extra)`` elementwise over `shape` (see module doc)."""
+    ndim = len(shape)
+    bits = 1
+    args: list[Any] = []
+    contig = ndim <= 1
+    for op in operands:
+        if type(op) is ArrayOperand:
+            bits = (bits << 1) | 1
+            args.append(op.buf)
+            args.append(op.offset)
+            if contig and ndim and op.strides[0] != 1:
+                contig = False
+        else:
+            bits <<= 1
+            args.append(op)
+    if ndim == 1:
+        numel = shape[0]
+    elif ndim == 0:
+        numel = 1
+    else:
+        numel = 1
+        for s in shape:
+            numel *= s
+    if numel == 0:
+        return
+    k = _kernels.get((scalar_fn, bits, len(extra)))
+    if k is None:
+        k = _load(scalar_fn, bits, len(extra))
+    try:
+        if contig:
+            if numel < GRAIN_SIZE:
+                k.contig(0, numel, *args, *extra)
+                return
+            nchunks = min(numba.get_num_threads(), -(-numel // GRAIN_SIZE))
+            if nchunks <= 1:
+                k.contig(0, numel, *args, *extra)
+            elif k.contig_par(numel, nchunks, *args, *extra):
+                k.contig(0, numel, *args, *extra)  # rerun serially: raises the real error
+                raise _zero_division()
+            return
+        meta = _meta(shape, operands)
+        nchunks = 1 if numel < GRAIN_SIZE else min(numba.get_num_threads(), -(-numel // GRAIN_SIZE))
+        if nchunks <= 1:
+            k.strided(0, numel, meta, ndim, *args, *extra)
+        elif k.strided_par(numel, nchunks, meta, ndim, *args, *extra):
+            k.strided(0, numel, meta, ndim, *args, *extra)
+            raise _zero_division()
+    except ZeroDivisionError:
+        raise _zero_division() from None
+
+
+def _meta(shape: tuple[int, ...], operands: Sequence[Any]) -> np.ndarray:
+    """int64 [shape..., strides of each array operand...] for the strided kernels."""
+    flat = list(shape)
+    for op in operands:
+        if type(op) is ArrayOperand:
+            if len(op.strides) != len(shape):
+                raise ValueError(f"operand has {len(op.strides)} strides for {len(shape)} dims")
+            flat.extend(op.strides)
+    return np.array(flat, dtype=np.int64)
+
+
+def contiguous_launcher(scalar_fn: Callable, is_array: tuple[bool, ...], nextra: int) -> Callable[..., None]:
+    """A runner for operands that are contiguous arrays or scalars (TensorIterator's fast set-up):
+    `run(numel, out_buf, out_off, <in_buf, in_off | scalar>..., *extra)`, the output first in
+    `is_array`. It skips building ArrayOperands on the hot path of small tensors; the kernel is
+    loaded on the first call."""
+    bits = 1
+    for a in is_array:
+        bits = (bits << 1) | bool(a)
+    key = (scalar_fn, bits, nextra)
+    k = None
+
+    def run(numel: int, *args: Any) -> None:
+        nonlocal k
+        if k is None:
+            k = _kernels.get(key) or _load(scalar_fn, bits, nextra)
+        try:
+            if numel < GRAIN_SIZE:
+                k.contig(0, numel, *args)
+                return
+            nchunks = min(numba.get_num_threads(), -(-numel // GRAIN_SIZE))
+            if nchunks <= 1:
+                k.contig(0, numel, *args)
+            elif k.contig_par(numel, nchunks, *args):
+                k.contig(0, numel, *args)  # rerun serially: raises the real error
+                raise _zero_division()
+        except ZeroDivisionError:
+            raise _zero_division() from None
+
+    return run

@@ -1,0 +1,510 @@
+"""TensorIterator: PyTorch's TensorIteratorBase::build for elementwise operators.
+
+build(): populate operands -> mark outputs -> memory-overlap checks -> compute_shape (broadcast)
+-> mark_resize_outputs -> compute_types (common dtype, casts, device and output checks) ->
+fast_set_up, or compute_strides -> reorder_dimensions -> allocate_or_resize_outputs ->
+coalesce_dimensions. The result is what a kernel needs: a shape with dim 0 fastest, and for each
+operand either (buffer, offset, strides) or, for Python scalars and CPU 0-dim tensors, a value.
+
+Outputs are handed to `set_output_raw_strided`, which the structured-kernel wrapper (functional,
+in-place or out=) decides how to honour: allocate, check, or resize. Reductions will reuse the
+shape/stride machinery later.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as _dt
+from ..promotion import can_cast, result_type_many
+from ..tensor import Tensor, contiguous_strides
+
+FUNCTIONAL, INPLACE, OUT = 0, 1, 2
+
+# c10::ScalarType names, used in PyTorch's TensorIterator messages.
+SCALAR_TYPE_NAME = {
+    _dt.bool: "Bool", _dt.uint8: "Byte", _dt.int8: "Char", _dt.int16: "Short", _dt.int32: "Int",
+    _dt.int64: "Long", _dt.float16: "Half", _dt.float32: "Float", _dt.float64: "Double",
+    _dt.complex64: "ComplexFloat", _dt.complex128: "ComplexDouble",
+}
+
+
+class TensorIteratorConfig:
+    """The flags of TensorIteratorConfig; one instance per operator family, built once."""
+
+    __slots__ = ("check_all_same_dtype", "promote_inputs_to_common_dtype", "promote_integer_inputs_to_float",
+                 "cast_common_dtype_to_outputs", "enforce_safe_casting_to_output", "static_dtype",
+                 "check_mem_overlap", "resize_outputs", "allow_cpu_scalars")
+
+    def __init__(self, *, check_all_same_dtype: bool = True, promote_inputs_to_common_dtype: bool = False,
+                 promote_integer_inputs_to_float: bool = False, cast_common_dtype_to_outputs: bool = False,
+                 enforce_safe_casting_to_output: bool = False, static_dtype: _dt.dtype | None = None,
+                 check_mem_overlap: bool = True, resize_outputs: bool = True, allow_cpu_scalars: bool = True) -> None:
+        self.check_all_same_dtype = check_all_same_dtype
+        self.promote_inputs_to_common_dtype = promote_inputs_to_common_dtype
+        self.promote_integer_inputs_to_float = promote_integer_inputs_to_float
+        self.cast_common_dtype_to_outputs = cast_common_dtype_to_outputs
+        self.enforce_safe_casting_to_output = enforce_safe_casting_to_output
+        self.static_dtype = static_dtype
+        self.check_mem_overlap = check_mem_overlap
+        self.resize_outputs = resize_outputs
+        self.allow_cpu_scalars = allow_cpu_scalars
+
+
+# The configurations of PyTorch's build_*_op helpers.
+BINARY_OP = TensorIteratorConfig(check_all_same_dtype=False, promote_inputs_to_common_dtype=True,
+                                 cast_common_dtype_to_outputs=True, enforce_safe_casting_to_output=True)
+BINARY_FLOAT_OP = TensorIteratorConfig(check_all_same_dtype=False, promote_inputs_to_common_dtype=True,
+                                       promote_integer_inputs_to_float=True, cast_common_dtype_to_outputs=True,
+                                       enforce_safe_casting_to_output=True)
+COMPARISON_OP = TensorIteratorConfig(check_all_same_dtype=False, promote_inputs_to_common_dtype=True,
+                                     static_dtype=_dt.bool)
+UNARY_OP = TensorIteratorConfig(check_all_same_dtype=True)
+UNARY_FLOAT_OP = BINARY_FLOAT_OP
+UNARY_FORCE_BOOL_OP = TensorIteratorConfig(check_all_same_dtype=False, static_dtype=_dt.bool)
+
+_CONTIGUOUS: dict[tuple, tuple] = {}
+
+
+def _contiguous(size: tuple) -> tuple:
+    s = _CONTIGUOUS.get(size)
+    if s is None:
+        s = _CONTIGUOUS[size] = contiguous_strides(size)
+    return s
+
+
+def _is_contiguous(t: Tensor) -> bool:
+    size = t._size
+    if t._stride == _contiguous(size):
+        return True
+    return t.is_contiguous()
+
+
+def infer_size(a: tuple, b: tuple) -> tuple:
+    """Broadcast two shapes (at::infer_size) with PyTorch's error text."""
+    if a == b:
+        return a
+    na, nb = len(a), len(b)
+    n = max(na, nb)
+    out = [0] * n
+    for i in range(n - 1, -1, -1):
+        off = n - 1 - i
+        sa = a[na - 1 - off] if na - 1 - off >= 0 else 1
+        sb = b[nb - 1 - off] if nb - 1 - off >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {i}"
+            )
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
+
+
+def _shape_str(s: tuple) -> str:
+    return "[" + ", ".join(str(x) for x in s) + "]"
+
+
+# ---- memory overlap (at::assert_no_internal_overlap / assert_no_partial_overlap) -------------------
+def _has_internal_overlap(t: Tensor) -> bool:
+    for s, st in zip(t._size, t._stride):
+        if s > 1 and st == 0:
+            return True
+    return False
+
+
+def _span(t: Tensor) -> tuple[int, int]:
+    lo = t._offset
+    hi = lo + sum((s - 1) * st for s, st in zip(t._size, t._stride) if s > 0) + 1
+    return lo, hi
+
+
+def _overlap(a: Tensor, b: Tensor) -> str:
+    """'no', 'full' (the same elements) or 'partial'."""
+    if a._storage is not b._storage or a.numel() == 0 or b.numel() == 0:
+        return "no"
+    if a._offset == b._offset and a._size == b._size and a._stride == b._stride:
+        return "full"
+    (alo, ahi), (blo, bhi) = _span(a), _span(b)
+    return "partial" if alo < bhi and blo < ahi else "no"
+
+
+class Operand:
+    __slots__ = ("tensor", "original", "is_output", "is_read_write", "will_resize", "scalar", "strides")
+
+    def __init__(self, tensor: Tensor | None, is_output: bool) -> None:
+        self.tensor = tensor
+        self.original = tensor        # the user's tensor when `tensor` is a temporary of another dtype
+        self.is_output = is_output
+        self.is_read_write = False
+        self.will_resize = False
+        self.scalar = None            # the value, for inputs passed to kernels as scalars
+        self.strides: list[int] | None = None
+
+
+class TensorIterator:
+    """One elementwise computation being set up (and, for structured kernels, its outputs)."""
+
+    def __init__(self, mode: int = FUNCTIONAL, provided: Tensor | None = None) -> None:
+        self.mode = mode
+        self.provided = provided      # self for in-place, out for out=
+        self.operands: list[Operand] = []
+        self.num_outputs = 0
+        self.shape: tuple = ()
+        self.common_dtype: _dt.dtype | None = None
+        self.compute_dtype: _dt.dtype | None = None
+        self.device = None
+        self.perm: list[int] = []
+
+    # ---- configuration ----
+    def maybe_get_output(self, i: int = 0) -> Tensor | None:
+        return self.provided if i == 0 else None
+
+    def build_op(self, config: TensorIteratorConfig, out: Tensor | None, *inputs: Tensor) -> "TensorIterator":
+        self.operands = [Operand(out, True)] + [Operand(t, False) for t in inputs]
+        self.num_outputs = 1
+        self.build(config)
+        return self
+
+    def output(self, i: int = 0) -> Tensor:
+        return self.operands[i].original
+
+    def input(self, i: int = 0) -> Tensor:
+        return self.operands[self.num_outputs + i].original
+
+    # ---- build ----
+    def build(self, config: TensorIteratorConfig) -> None:
+        ops = self.operands
+        nout = self.num_outputs
+        # mark_outputs: an output that is also an input is read-write
+        for o in ops[:nout]:
+            if o.tensor is not None:
+                for i in ops[nout:]:
+                    if i.tensor is o.tensor:
+                        o.is_read_write = True
+        if config.check_mem_overlap:
+            self._check_mem_overlaps(ops, nout)
+        self._compute_shape(config, ops, nout)
+        self._compute_types(config, ops, nout)
+        if not self._fast_set_up(ops, nout):
+            self._compute_strides(ops)
+            self._reorder_dimensions(ops)
+            self._allocate_or_resize_outputs(ops, nout)
+            self._coalesce_dimensions(ops)
+        self._temporaries_for_defined_outputs(ops, nout)
+
+    def _check_mem_overlaps(self, ops: list[Operand], nout: int) -> None:
+        for o in ops[:nout]:
+            t = o.tensor
+            if t is None:
+                continue
+            if _has_internal_overlap(t):
+                raise RuntimeError(
+                    "unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation."
+                )
+            for i in ops[nout:]:
+                if i.tensor is not None and i.tensor is not t and _overlap(t, i.tensor) == "partial":
+                    raise RuntimeError(
+                        "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                        "to a single memory location. Please clone() the tensor before performing the operation."
+                    )
+
+    def _compute_shape(self, config: TensorIteratorConfig, ops: list[Operand], nout: int) -> None:
+        shape = None
+        for o in ops:
+            t = o.tensor
+            if t is None or (o.is_output and config.resize_outputs and not o.is_read_write):
+                continue
+            shape = t._size if shape is None else infer_size(shape, t._size)
+        if shape is None:  # only outputs: take theirs
+            shape = next((o.tensor._size for o in ops if o.tensor is not None), ())
+        self.shape = shape
+        for o in ops[:nout]:
+            t = o.tensor
+            if t is not None and t._size != shape:
+                if config.resize_outputs and not o.is_read_write:
+                    o.will_resize = True
+                else:
+                    raise RuntimeError(
+                        f"output with shape {_shape_str(t._size)} doesn't match the broadcast shape {_shape_str(shape)}"
+                    )
+
+    def _compute_types(self, config: TensorIteratorConfig, ops: list[Operand], nout: int) -> None:
+        inputs = [o.tensor for o in ops[nout:]]
+        # device: the first operand that is not a CPU scalar
+        device = None
+        for o in ops:
+            t = o.tensor
+            if t is None:
+                continue
+            if config.allow_cpu_scalars and not o.is_output and t._device.type == "cpu" and not t._size:
+                continue
+            if device is None:
+                device = t._device
+            elif t._device != device:
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two devices, "
+                    f"{device} and {t._device}!"
+                )
+        if device is None:
+            device = next((t._device for t in inputs if t is not None), None) or (ops[0].tensor._device)
+        self.device = device
+        # common dtype
+        if config.promote_inputs_to_common_dtype:
+            common = result_type_many(*inputs) if len(inputs) != 1 else inputs[0].dtype
+        else:
+            common = inputs[0].dtype if inputs else ops[0].tensor.dtype
+            if config.check_all_same_dtype:
+                for o in ops:
+                    t = o.tensor
+                    if t is not None and t.dtype is not common:
+                        raise RuntimeError(
+                            f"Found dtype {SCALAR_TYPE_NAME[t.dtype]} but expected {SCALAR_TYPE_NAME[common]}"
+                        )
+        if config.promote_integer_inputs_to_float and not (common.is_floating_point or common.is_complex):
+            common = _dt.get_default_dtype()
+        self.common_dtype = common
+        out_dtype = config.static_dtype or common
+        for o in ops[:nout]:
+            t = o.tensor
+            if t is None:
+                continue
+            if config.enforce_safe_casting_to_output and not can_cast(common, t.dtype):
+                raise RuntimeError(
+                    f"result type {SCALAR_TYPE_NAME[common]} can't be cast to the desired output type "
+                    f"{SCALAR_TYPE_NAME[t.dtype]}"
+                )
+        self.out_dtype = out_dtype
+        # the dtype kernels compute in: float16 is a storage type on the CPU (Numba has no float16 math)
+        compute = _dt.float32 if common is _dt.float16 and device.type == "cpu" else common
+        self.compute_dtype = compute
+        np_type = compute.numpy.type
+        for o in ops[nout:]:
+            t = o.tensor
+            if config.allow_cpu_scalars and not t._size and t._device.type == "cpu" and (
+                len(ops) - nout > 1 or t._size == self.shape
+            ):
+                o.scalar = _as_scalar(np_type, _read_scalar(t))
+            elif t.dtype is not compute and (config.promote_inputs_to_common_dtype or common is not compute):
+                o.tensor = _cast(t, compute)
+
+    def _fast_set_up(self, ops: list[Operand], nout: int) -> bool:
+        """All array operands contiguous with the iteration shape: iterate them as one flat dimension."""
+        shape = self.shape
+        for o in ops:
+            t = o.tensor
+            if o.scalar is not None or (o.is_output and (t is None or o.will_resize)):
+                continue
+            if t._size != shape or not _is_contiguous(t):
+                return False
+        for i, o in enumerate(ops[:nout]):
+            if o.tensor is None or o.will_resize:
+                self._set_output(i, shape, None)
+        n = 1
+        for s in shape:
+            n *= s
+        self.shape = (n,) if shape else ()
+        st = [1] if shape else []
+        for o in ops:
+            if o.scalar is None:
+                o.strides = st
+        self.perm = list(range(len(shape) - 1, -1, -1))
+        return True
+
+    def _compute_strides(self, ops: list[Operand]) -> None:
+        shape = self.shape
+        nd = len(shape)
+        for o in ops:
+            t = o.tensor
+            if o.scalar is not None or t is None or o.will_resize:
+                continue
+            off = nd - len(t._size)
+            st = [0] * nd
+            for d, (s, stride) in enumerate(zip(t._size, t._stride)):
+                st[off + d] = stride if s != 1 else 0
+            o.strides = st
+
+    def _reorder_dimensions(self, ops: list[Operand]) -> None:
+        shape = self.shape
+        nd = len(shape)
+        perm = list(range(nd - 1, -1, -1))
+        strided = [o.strides for o in ops if o.strides is not None]
+
+        def should_swap(d0: int, d1: int) -> int:
+            for st in strided:
+                s0, s1 = st[d0], st[d1]
+                if s0 == 0 or s1 == 0:
+                    continue
+                if s0 < s1:
+                    return -1
+                if s0 > s1:
+                    return 1
+                if shape[d0] > shape[d1]:
+                    return 1
+            return 0
+
+        for i in range(1, nd):
+            dim1 = i
+            for dim0 in range(i - 1, -1, -1):
+                c = should_swap(perm[dim0], perm[dim1])
+                if c > 0:
+                    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                    dim1 = dim0
+                elif c < 0:
+                    break
+        self.perm = perm
+        self.shape = tuple(shape[p] for p in perm)
+        for o in ops:
+            if o.strides is not None:
+                o.strides = [o.strides[p] for p in perm]
+
+    def _allocate_or_resize_outputs(self, ops: list[Operand], nout: int) -> None:
+        perm, shape = self.perm, self.shape
+        nd = len(shape)
+        tensor_shape = [0] * nd
+        for j, p in enumerate(perm):
+            tensor_shape[p] = shape[j]
+        tensor_shape = tuple(tensor_shape)
+        inverted = all(perm[j] == nd - j - 1 for j in range(nd))
+        for i, o in enumerate(ops[:nout]):
+            if o.tensor is None or o.will_resize:
+                if inverted:
+                    self._set_output(i, tensor_shape, None)
+                else:
+                    st = [0] * nd
+                    acc = 1
+                    for j in range(nd):
+                        st[perm[j]] = acc
+                        acc *= shape[j]
+                    self._set_output(i, tensor_shape, tuple(st))
+                t = o.tensor
+                o.strides = [t._stride[p] for p in perm] if nd else []
+
+    def _coalesce_dimensions(self, ops: list[Operand]) -> None:
+        shape = list(self.shape)
+        nd = len(shape)
+        if nd <= 1:
+            return
+        strides = [o.strides for o in ops if o.strides is not None]
+        prev = 0
+        for d in range(1, nd):
+            s0, s1 = shape[prev], shape[d]
+            if s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[d] for st in strides):
+                if s0 == 1:
+                    for st in strides:
+                        st[prev] = st[d]
+                shape[prev] *= s1
+            else:
+                prev += 1
+                if prev != d:
+                    for st in strides:
+                        st[prev] = st[d]
+                    shape[prev] = shape[d]
+        self.shape = tuple(shape[: prev + 1])
+        for st in strides:
+            del st[prev + 1:]
+
+    # ---- outputs ----
+    def _set_output(self, i: int, size: tuple, stride: tuple | None) -> None:
+        """set_output_raw_strided: the structured wrapper's policy for output i."""
+        o = self.operands[i]
+        dtype = self.out_dtype
+        if self.mode == FUNCTIONAL or o.tensor is None:
+            o.tensor = o.original = _allocate(size, stride, dtype, self.device)
+        elif self.mode == OUT:
+            resize_output(o.tensor, size, stride)
+        # in-place outputs never get here: their shape must already match
+
+    def _kernel_out_dtype(self) -> _dt.dtype:
+        d = self.out_dtype
+        return _dt.float32 if d is _dt.float16 and self.device.type == "cpu" else (
+            self.compute_dtype if d is self.common_dtype else d)
+
+    def _temporaries_for_defined_outputs(self, ops: list[Operand], nout: int) -> None:
+        """A caller's output of another dtype than the kernel writes gets a temporary with its strides
+        (cast_common_dtype_to_outputs); finish() copies it back."""
+        want = self._kernel_out_dtype()
+        for o in ops[:nout]:
+            if o.tensor is o.original and o.tensor.dtype is not want:
+                o.tensor = _empty_like_strided(o.original, want)
+
+    def finish(self) -> None:
+        """Copy temporaries back into the user's outputs (cast_common_dtype_to_outputs)."""
+        for o in self.operands[: self.num_outputs]:
+            if o.tensor is not o.original:
+                _copy_into(o.original, o.tensor)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+
+# ---- helpers that touch storage ---------------------------------------------------------------------
+def _allocate(size: tuple, stride: tuple | None, dtype: _dt.dtype, device: Any) -> Tensor:
+    from ..tensor import new_storage
+
+    if stride is None:
+        stride = _contiguous(size)
+        n = 1
+        for s in size:
+            n *= s
+    else:
+        n = 0 if 0 in size else 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    return Tensor._make(new_storage(n, dtype, device), size, stride, 0, dtype, device)
+
+
+def _empty_like_strided(t: Tensor, dtype: _dt.dtype) -> Tensor:
+    """A tensor of another dtype whose elements sit at the same strides as t's."""
+    from ..tensor import new_storage
+
+    n = 0 if t.numel() == 0 else 1 + sum((s - 1) * st for s, st in zip(t._size, t._stride))
+    return Tensor._make(new_storage(n, dtype, t._device), t._size, t._stride, 0, dtype, t._device)
+
+
+def _as_scalar(np_type: type, v: Any) -> Any:
+    try:
+        return np_type(v)
+    except OverflowError:  # int8_tensor + 1000: wrap around like a C cast, as torch does
+        import numpy as np
+
+        return np.array(v).astype(np_type)[()]
+
+
+def _read_scalar(t: Tensor) -> Any:
+    return t._storage.data[t._offset]
+
+
+def _cast(t: Tensor, dtype: _dt.dtype) -> Tensor:
+    """t converted to dtype, keeping its layout (a temporary input of the common dtype)."""
+    out = _empty_like_strided(t, dtype)
+    _copy_into(out, t)
+    return out
+
+
+def _copy_into(dst: Tensor, src: Tensor) -> None:
+    if dst._device.type == "meta":
+        return
+    from .._ops import ops
+
+    ops.aten.copy_.default(dst, src)
+
+
+def resize_output(out: Tensor, size: tuple, stride: tuple | None) -> None:
+    """at::native::resize_output: warn when a non-empty out= tensor has the wrong shape, then resize."""
+    import warnings
+
+    if out._size == size:
+        return
+    if out.numel() != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape {_shape_str(out._size)}, which "
+            f"does not match the required output shape {_shape_str(size)}. This behavior is deprecated, and in a "
+            "future PyTorch release outputs will not be resized unless they have zero elements. You can explicitly "
+            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            UserWarning,
+            stacklevel=6,
+        )
+    stride = stride if stride is not None else _contiguous(size)
+    n = 0 if 0 in size else out._offset + 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    out._storage.resize_(n)
+    out._size, out._stride = size, stride

@@ -1,0 +1,339 @@
+"""`jtorch.Tensor`: a view (sizes, strides, offset, dtype) onto a Storage, plus a dispatch key set.
+
+Operators reach tensors only through the dispatcher; the methods here are the attributes PyTorch
+keeps on TensorImpl. Operator methods (`t.add`, `t.view`, ...) are generated into this class by
+`jtorch.bindings` from the operator declarations.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import dtypes as _dt
+from .device import CPU, device
+from .storage import CPUStorage, MetaStorage, Storage
+
+
+class Size(tuple):
+    """`jtorch.Size`: a tuple of ints that prints like torch.Size."""
+
+    def __repr__(self) -> str:
+        return f"jtorch.Size([{', '.join(str(s) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        return math.prod(self)
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+
+class VersionCounter:
+    """Shared by every view of one storage: in-place writes through any view bump it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+def contiguous_strides(size: tuple[int, ...]) -> tuple[int, ...]:
+    strides = [1] * len(size)
+    acc = 1
+    for i in range(len(size) - 1, -1, -1):
+        strides[i] = acc
+        acc *= max(size[i], 1)
+    return tuple(strides)
+
+
+def _is_contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    expected = 1
+    for s, st in zip(reversed(size), reversed(stride)):
+        if s == 0:
+            return True
+        if s != 1 and st != expected:
+            return False
+        expected *= s
+    return True
+
+
+def _is_channels_last(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    if len(size) != 4:
+        return False
+    n, c, h, w = size
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if size[d] == 0:
+            return True
+        if size[d] != 1 and stride[d] != expected:
+            return False
+        expected *= size[d]
+    return True
+
+
+class Tensor:
+    __slots__ = (
+        "_storage", "_size", "_stride", "_offset", "dtype", "_device", "_key_set", "_vc", "_base",
+        "requires_grad", "grad", "grad_fn", "_is_wrapped_number", "__weakref__", "__dict__",
+    )
+    __array_priority__ = 1000  # numpy defers to our reflected operators
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
+        # The legacy constructor jtorch.Tensor(data) / jtorch.Tensor(*sizes) (default dtype).
+        from .native.factories import legacy_constructor
+
+        return legacy_constructor(cls, *args, **kwargs)
+
+    @classmethod
+    def _make(
+        cls,
+        storage: Storage,
+        size: tuple[int, ...],
+        stride: tuple[int, ...],
+        offset: int,
+        dtype: _dt.dtype,
+        dev: device,
+        vc: VersionCounter | None = None,
+        base: "Tensor | None" = None,
+    ) -> "Tensor":
+        t = object.__new__(cls)
+        t._storage = storage
+        t._size = size
+        t._stride = stride
+        t._offset = offset
+        t.dtype = dtype
+        t._device = dev
+        t._key_set = dev._key_set
+        t._vc = vc if vc is not None else VersionCounter()
+        t._base = base
+        t.requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._is_wrapped_number = False
+        return t
+
+    # ---- metadata -----------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._size)
+
+    def size(self, dim: int | None = None) -> "Size | int":
+        if dim is None:
+            return Size(self._size)
+        return self._size[_wrap_dim(dim, len(self._size))]
+
+    def stride(self, dim: int | None = None) -> "tuple[int, ...] | int":
+        if dim is None:
+            return self._stride
+        return self._stride[_wrap_dim(dim, len(self._size))]
+
+    def dim(self) -> int:
+        return len(self._size)
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return len(self._size)
+
+    def numel(self) -> int:
+        return math.prod(self._size)
+
+    nelement = numel
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    @property
+    def device(self) -> device:
+        return self._device
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
+    @property
+    def layout(self) -> str:
+        from . import strided
+
+        return strided
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        if memory_format is not None and str(memory_format) == "jtorch.channels_last":
+            return _is_channels_last(self._size, self._stride)
+        return _is_contiguous(self._size, self._stride)
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def data_ptr(self) -> int:
+        return self._storage.data_ptr() + self._offset * self.dtype.itemsize
+
+    def untyped_storage(self) -> Storage:
+        return self._storage
+
+    @property
+    def _version(self) -> int:
+        return self._vc.value
+
+    def _bump_version(self) -> None:
+        self._vc.value += 1
+
+    @property
+    def T(self) -> "Tensor":
+        """All dimensions reversed (torch deprecates it for ndim other than 2, but allows it)."""
+        return self.permute(tuple(range(self.dim() - 1, -1, -1)))
+
+    @property
+    def mT(self) -> "Tensor":
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self) -> "Tensor":
+        return self.T.conj() if self.is_complex() else self.T
+
+    @property
+    def mH(self) -> "Tensor":
+        return self.mT.conj() if self.is_complex() else self.mT
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def data(self) -> "Tensor":
+        return self.detach()
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
+        return self
+
+    def detach(self) -> "Tensor":
+        return Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, self._vc)
+
+    # ---- Python protocol ----------------------------------------------------------------------
+    def __len__(self) -> int:
+        if not self._size:
+            raise TypeError("len() of a 0-d tensor")
+        return self._size[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if not self._size:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def _scalar_or_raise(self, what: str) -> Any:
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self.item()
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __int__(self) -> int:
+        return int(self._scalar_or_raise("int"))
+
+    def __float__(self) -> float:
+        return float(self._scalar_or_raise("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar_or_raise("complex"))
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.dtype.is_complex or self.dtype is _dt.bool or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0 and not self.is_meta:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __repr__(self) -> str:
+        from ._tensor_str import tensor_repr
+
+        values = None if self.is_meta else self._host_values()
+        gf = type(self.grad_fn).__name__ if self.grad_fn is not None else None
+        return tensor_repr(values, shape=self._size, dtype=self.dtype, device=str(self._device),
+                           requires_grad=self.requires_grad and gf is None, grad_fn_name=gf)
+
+    __str__ = __repr__
+
+    def _host_values(self) -> np.ndarray:
+        """The values as a NumPy array on the host (a view for CPU tensors)."""
+        return self.cpu()._numpy_view()
+
+    def _numpy_view(self) -> np.ndarray:
+        """A NumPy array sharing this CPU tensor's memory."""
+        st = self._storage
+        if not isinstance(st, CPUStorage):
+            raise RuntimeError(f"can't convert {self._device.type} device type tensor to numpy.")
+        buf = st.data
+        isz = buf.itemsize
+        return np.ndarray(self._size, dtype=buf.dtype, buffer=buf, offset=self._offset * isz,
+                          strides=tuple(s * isz for s in self._stride))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.numpy() if not self.requires_grad else self.detach().numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __reduce_ex__(self, proto: int):
+        from .native.factories import _rebuild_tensor
+
+        return (_rebuild_tensor, (self.detach().cpu().numpy().copy(), str(self._device), self.requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        t = self.clone()
+        t.requires_grad = self.requires_grad
+        return t
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """maybe_wrap_dim with PyTorch's error text; a 0-dim tensor accepts dims -1 and 0."""
+    n = max(ndim, 1)
+    if dim < -n or dim >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    return _wrap_dim(dim, ndim)
+
+
+def new_cpu_storage(numel: int, dtype: _dt.dtype) -> CPUStorage:
+    return CPUStorage(np.empty(numel, dtype=dtype.numpy))
+
+
+def new_storage(numel: int, dtype: _dt.dtype, dev: device) -> Storage:
+    if dev.type == "cpu":
+        return CPUStorage(np.empty(numel, dtype=dtype.numpy))
+    if dev.type == "meta":
+        return MetaStorage(numel, dtype.itemsize)
+    from .backends import storage_for
+
+    return storage_for(dev)(numel, dtype, dev)

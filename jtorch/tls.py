@@ -1,0 +1,111 @@
+"""Thread-local included/excluded dispatch key sets and the guards that change them (c10/core/impl/LocalDispatchKeySet.h).
+
+Each thread starts from PyTorch's defaults. The dispatcher's hot path reads `local.included` and
+`local.exclude_mask` (the excluded set folded into a mask that keeps backend bits, so that applying
+it is one `&`).
+"""
+from __future__ import annotations
+
+import threading
+
+from .keyset import (
+    FULL_BACKEND_MASK,
+    DispatchKey,
+    DispatchKeySet,
+    autograd_dispatch_keyset,
+    autograd_dispatch_keyset_with_ADInplaceOrView,
+    default_excluded_set,
+    default_included_set,
+    key_repr,
+)
+
+
+class _LocalDispatchKeySet(threading.local):
+    # Class attributes are each thread's defaults: a new thread sees them until it assigns.
+    included: int = int(default_included_set)
+    excluded: int = int(default_excluded_set)
+    exclude_mask: int = FULL_BACKEND_MASK | ~int(default_excluded_set)
+
+
+local = _LocalDispatchKeySet()
+
+
+def set_included(raw: int) -> None:
+    local.included = raw
+
+
+def set_excluded(raw: int) -> None:
+    local.excluded = raw
+    local.exclude_mask = FULL_BACKEND_MASK | ~raw
+
+
+def tls_local_include_set() -> DispatchKeySet:
+    return DispatchKeySet(raw=local.included)
+
+
+def tls_local_exclude_set() -> DispatchKeySet:
+    return DispatchKeySet(raw=local.excluded)
+
+
+def tls_is_dispatch_key_excluded(k: DispatchKey) -> bool:
+    return DispatchKeySet(raw=local.excluded).has(k)
+
+
+def tls_is_dispatch_key_included(k: DispatchKey) -> bool:
+    return DispatchKeySet(raw=local.included).has(k)
+
+
+def _as_raw(keys: "DispatchKey | DispatchKeySet | int") -> int:
+    return key_repr(keys) if isinstance(keys, DispatchKey) else int(keys)
+
+
+class IncludeDispatchKeyGuard:
+    """Adds keys to this thread's included set inside a `with` block (torch._C._IncludeDispatchKeyGuard)."""
+
+    def __init__(self, keys: "DispatchKey | DispatchKeySet | int") -> None:
+        self._raw = _as_raw(keys)
+        self._saved: int | None = None
+
+    def __enter__(self) -> "IncludeDispatchKeyGuard":
+        if self._saved is None:
+            self._saved = local.included
+            set_included(self._saved | self._raw)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is not None:
+            set_included(self._saved)
+            self._saved = None
+
+
+class ExcludeDispatchKeyGuard:
+    """Adds keys to this thread's excluded set inside a `with` block (torch._C._ExcludeDispatchKeyGuard)."""
+
+    def __init__(self, keys: "DispatchKey | DispatchKeySet | int") -> None:
+        self._raw = _as_raw(keys)
+        self._saved: int | None = None
+
+    def __enter__(self) -> "ExcludeDispatchKeyGuard":
+        if self._saved is None:
+            self._saved = local.excluded
+            set_excluded(self._saved | self._raw)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is not None:
+            set_excluded(self._saved)
+            self._saved = None
+
+
+class AutoDispatchBelowAutograd(ExcludeDispatchKeyGuard):
+    """Skip the Autograd keys: what an autograd kernel does around its redispatch."""
+
+    def __init__(self) -> None:
+        super().__init__(autograd_dispatch_keyset)
+
+
+class AutoDispatchBelowADInplaceOrView(ExcludeDispatchKeyGuard):
+    """Skip Autograd and ADInplaceOrView: what a functional autograd kernel does around its redispatch."""
+
+    def __init__(self) -> None:
+        super().__init__(autograd_dispatch_keyset_with_ADInplaceOrView)

@@ -1,0 +1,87 @@
+"""Shared fixtures for the dispatcher tests: stand-in tensors, unique namespaces, libraries that clean up."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from jtorch.keyset import DispatchKey as DK
+from jtorch.keyset import DispatchKeySet
+
+
+class StandIn:
+    """The least a dispatcher argument needs until the Tensor class lands: a `_key_set` int."""
+
+    __slots__ = ("_key_set", "tag")
+
+    def __init__(self, keys: "DispatchKeySet | int", tag: str = "t") -> None:
+        self._key_set = int(keys)
+        self.tag = tag
+
+    def __repr__(self) -> str:
+        return f"StandIn({self.tag})"
+
+
+# The key set of a plain (non-inference) tensor per backend, as getAutogradRelatedKeySetFromBackend builds it.
+_BACKEND_KEYS = {
+    "cpu": (DK.CPU, DK.AutogradCPU),
+    "cuda": (DK.CUDA, DK.AutogradCUDA),
+    "privateuseone": (DK.PrivateUse1, DK.AutogradPrivateUse1),
+    "meta": (DK.Meta, DK.AutogradMeta),
+}
+
+
+def tensor_keyset(device: str) -> DispatchKeySet:
+    backend, autograd = _BACKEND_KEYS[device]
+    return DispatchKeySet([backend, DK.ADInplaceOrView, autograd])
+
+
+def stand_in(device: str = "cpu", tag: str | None = None) -> StandIn:
+    return StandIn(tensor_keyset(device), tag or device)
+
+
+@pytest.fixture
+def make_tensor():
+    """make_tensor('cpu'|'cuda'|'privateuseone'|'meta', tag=None) -> a stand-in tensor."""
+    return stand_in
+
+
+_ns_counter = itertools.count()
+
+
+@pytest.fixture
+def ns(request) -> str:
+    """A namespace no other test uses (namespaces outlive a test only if a library leaks)."""
+    return f"jt_test_{next(_ns_counter)}"
+
+
+@pytest.fixture
+def libs():
+    """libs(ns, kind, dispatch_key='') -> Library, destroyed (newest first) when the test ends."""
+    from jtorch.library import Library
+
+    made: list = []
+
+    def make(ns: str, kind: str, dispatch_key: str = ""):
+        lib = Library(ns, kind, dispatch_key)
+        made.append(lib)
+        return lib
+
+    yield make
+    for lib in reversed(made):
+        lib._destroy()
+
+
+@pytest.fixture
+def clean_dispatch_state():
+    """Fails the test if it leaves TLS, tracing or observers changed (and puts them back)."""
+    from jtorch import dispatcher, tls
+
+    before = (tls.local.included, tls.local.excluded, dispatcher._trace, len(dispatcher._observers))
+    yield
+    after = (tls.local.included, tls.local.excluded, dispatcher._trace, len(dispatcher._observers))
+    tls.set_included(before[0])
+    tls.set_excluded(before[1])
+    if after[2] != before[2]:
+        dispatcher.set_dispatch_trace(before[2])
+    assert after == before, "test leaked dispatcher state"
