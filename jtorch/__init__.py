@@ -18,6 +18,7 @@ from .device import device  # noqa: F401,E402
 from .tensor import Size, Tensor  # noqa: F401,E402
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
 from . import cuda  # noqa: F401,E402
+from ._dlpack import from_dlpack  # noqa: F401,E402
 from . import native  # noqa: F401,E402
 from . import bindings as _bindings  # noqa: E402
 

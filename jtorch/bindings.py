@@ -138,7 +138,7 @@ def _check_code(p: Param, var: str, allow_numbers: bool) -> list[str]:
     opt = t.is_optional()
     inner = t.elem if opt else t
     prefix = f"if {var} is not None:" if opt else "if True:"
-    body = _inner_check(inner, var, fail, allow_numbers)
+    body = _inner_check(inner, var, fail, allow_numbers, p.name)
     if not body:
         return []
     lines.append(prefix)
@@ -146,13 +146,13 @@ def _check_code(p: Param, var: str, allow_numbers: bool) -> list[str]:
     return lines
 
 
-def _inner_check(t: Type, var: str, fail: str, allow_numbers: bool) -> list[str]:
+def _inner_check(t: Type, var: str, fail: str, allow_numbers: bool, pname: str) -> list[str]:
     if t.is_list():
         b = t.elem.base_name
         if b in ("int", "SymInt"):
             if t.size is not None:
-                return [f"{var} = _int_list({var}, {t.size}, {fail!r})"]
-            return [f"{var} = _int_list({var}, None, {fail!r})"]
+                return [f"{var} = _int_list({var}, {t.size}, {pname!r})"]
+            return [f"{var} = _int_list({var}, None, {pname!r})"]
         if b == "Tensor":
             opt = t.elem.is_optional()
             cond = f"(x is None or isinstance(x, _Tensor))" if opt else "isinstance(x, _Tensor)"
@@ -169,9 +169,9 @@ def _inner_check(t: Type, var: str, fail: str, allow_numbers: bool) -> list[str]
         return [f"if not isinstance({var}, _Tensor): {fail}"]
     if b == "Scalar":
         return [f"if type({var}) not in _NUMBERS:",
-                f"    {var} = _scalar({var}, {fail!r})"]
+                f"    {var} = _scalar({var}, {pname!r})"]
     if b in ("int", "SymInt"):
-        return [f"if type({var}) is not int: {var} = _int({var}, {fail!r})"]
+        return [f"if type({var}) is not int: {var} = _int({var}, {pname!r})"]
     if b == "float":
         return [f"if type({var}) is not float:",
                 f"    if type({var}) is bool or not isinstance({var}, (int, float, np.integer, np.floating)): {fail}",
@@ -183,9 +183,9 @@ def _inner_check(t: Type, var: str, fail: str, allow_numbers: bool) -> list[str]
     if b == "str":
         return [f"if type({var}) is not str: {fail}"]
     if b == "ScalarType":
-        return [f"if type({var}) is not _dtype: {var} = _to_dtype({var}, {fail!r})"]
+        return [f"if type({var}) is not _dtype: {var} = _to_dtype({var}, {pname!r})"]
     if b == "Device":
-        return [f"{var} = _to_device({var}, {fail!r})"]
+        return [f"{var} = _to_device({var}, {pname!r})"]
     if b == "Generator":
         return [f"if not getattr({var}, '_is_generator', False): {fail}"]
     return []
@@ -224,9 +224,10 @@ def _int(x: Any, param: str) -> int:
 def _int_list(x: Any, size: int | None, param: str) -> tuple[int, ...]:
     if isinstance(x, tuple) and all(type(v) is int for v in x):
         return x
-    if size is not None and not isinstance(x, (list, tuple)):
-        return (_int(x, param),) * size
     if not isinstance(x, (list, tuple)):
+        # one int-like stands for int[N] filled with it, or a 1-element size (torch.empty(np.int64(3)))
+        if size is not None or (hasattr(x, "__index__") and getattr(x, "ndim", 0) == 0):
+            return (_int(x, param),) * (size or 1)
         raise _Mismatch(param)
     return tuple(_int(v, param) for v in x)
 
@@ -266,10 +267,26 @@ def _type_name(x: Any) -> str:
     return type(x).__name__
 
 
-def no_match(name: str, sigs: list[Signature], args: tuple, kwargs: dict, method_self: bool) -> TypeError:
-    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+def no_match(name: str, sigs: list[Signature], args: tuple, kwargs: dict, method_self: bool,
+             err: Exception | None = None) -> TypeError:
+    """PyTorch's binding errors: precise for a single signature, the list of signatures otherwise."""
     if method_self:
-        got = got[1:]
+        args = args[1:]
+    if len(sigs) == 1 and isinstance(err, _Mismatch):
+        pname = err.args[0]
+        params = sigs[0].params
+        p = next(p for p in params if p.name == pname)
+        if pname in kwargs:
+            value, where = kwargs[pname], ""
+        else:
+            idx = [q.name for q in params].index(pname)
+            value = args[idx] if idx < len(args) else None
+            where = f" (position {idx + 1})"
+        expected = "Tensor" if p.arg is None else _display_type(p.arg.type)
+        return TypeError(f"{name}(): argument '{pname}'{where} must be {expected}, not {_type_name(value)}")
+    if len(sigs) == 1 and isinstance(err, TypeError):
+        return TypeError(str(err).replace("_bind0()", f"{name}()"))
+    got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
     lines = "".join(f" * {s.display()}\n" for s in sigs)
     return TypeError(
         f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), but expected one of:\n{lines}"
@@ -287,23 +304,34 @@ def _varargs_index(sig: Signature) -> int | None:
     return None
 
 
-def _call_expr(sig: Signature, op_var: str, out: bool) -> str:
+def _call_expr(sig: Signature, op_var: str, out: bool, index: int = 0) -> str:
+    """The OpOverload call. Keyword-only arguments still at their defaults are left out when all
+    of them are (the common case), so the dispatcher and kernel see no keyword dict at all."""
     nf = sig.out_nf if out else sig.nf
-    args = []
+    args, kw, at_default = [], [], []
     params = {p.arg.name: p for p in sig.params if p.arg is not None}
     for a in nf.func.arguments:
         if a.is_out:
-            args.append("out=out")
+            kw.append("out=out")
             continue
-        v = "self" if (a.name == "self" and sig.method) else params[a.name].name
-        args.append(f"{a.name}={v}" if a.kwarg_only else v)
-    return f"{op_var}({', '.join(args)})"
+        p = params.get(a.name)
+        v = "self" if (a.name == "self" and sig.method) else p.name
+        if not a.kwarg_only:
+            args.append(v)
+            continue
+        kw.append(f"{a.name}={v}")
+        if p.has_default and not out:
+            at_default.append(f"{v} is _d{index}_{p.name}")
+    full = f"{op_var}({', '.join(args + kw)})"
+    if at_default and len(at_default) == len(kw):
+        return f"{op_var}({', '.join(args)}) if {' and '.join(at_default)} else {full}"
+    return full
 
 
 def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = False) -> tuple[str, dict]:
     """Source of one binding and the globals it needs."""
     env: dict[str, Any] = {}
-    lines = [f"def {name}({'self, ' if method else ''}*args, **kwargs):"]
+    lines = [f"def {name}({'self, ' if method else ''}*args, **kwargs):", "    err = None"]
     for i, sig in enumerate(sigs):
         binder = f"_bind{i}"
         plist = []
@@ -331,7 +359,8 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
         lines.append("        try:")
         target = f"{', '.join(names)}{',' if len(names) == 1 else ''} = " if names else ""
         lines.append(f"            {target}{binder}(*a, **kwargs)")
-        lines.append("        except TypeError:")
+        lines.append("        except TypeError as e:")
+        lines.append("            err = e")
         lines.append("            break")
         body = []
         allow = sig.nf.allow_numbers_as_tensors
@@ -341,15 +370,16 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
         if body:
             lines.append("        try:")
             lines += ["            " + b for b in body]
-            lines.append("        except _Mismatch:")
+            lines.append("        except _Mismatch as e:")
+            lines.append("            err = e")
             lines.append("            break")
         if sig.out_nf is not None:
-            lines.append(f"        if out is not None: return {_call_expr(sig, f'_opout{i}', True)}")
-        lines.append(f"        return {_call_expr(sig, f'_op{i}', False)}")
+            lines.append(f"        if out is not None: return {_call_expr(sig, f'_opout{i}', True, i)}")
+        lines.append(f"        return {_call_expr(sig, f'_op{i}', False, i)}")
     if dunder:
         lines.append("    return NotImplemented")
     else:
-        lines.append(f"    raise _no_match({name!r}, _sigs, {'(self,) + ' if method else ''}args, kwargs, {method})")
+        lines.append(f"    raise _no_match({name!r}, _sigs, {'(self,) + ' if method else ''}args, kwargs, {method}, err)")
     src = "\n".join(lines) + "\n"
     from .tensor import Tensor
 

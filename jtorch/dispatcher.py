@@ -40,7 +40,7 @@ from .schema import FunctionSchema, OperatorName
 DK = DispatchKey
 
 # How a table slot's function is called (the hot path branches on this small int).
-PLAIN, WITH_KEYSET, BOXED, BOXED_WITH_KEYSET, FALLTHROUGH, MISSING = range(6)
+PLAIN, WITH_KEYSET, BOXED, BOXED_WITH_KEYSET, FALLTHROUGH, MISSING, WITH_RAW_KEYSET = range(7)
 
 
 class _FallthroughKernel:
@@ -69,20 +69,28 @@ class AnnotatedKernel:
         return self.mode == FALLTHROUGH
 
 
-def make_kernel(fn: Callable, debug: str, *, with_keyset: bool = False, boxed: bool = False) -> AnnotatedKernel:
+def make_kernel(fn: Callable, debug: str, *, with_keyset: bool = False, boxed: bool = False,
+                raw_keyset: bool = False) -> AnnotatedKernel:
+    """raw_keyset: jtorch's own generated kernels take the key set as a plain int (no boxing)."""
     if fn is fallthrough_kernel:
         return AnnotatedKernel(fn, FALLTHROUGH, debug)
+    if raw_keyset:
+        return AnnotatedKernel(fn, WITH_RAW_KEYSET, debug)
     mode = (BOXED_WITH_KEYSET if with_keyset else BOXED) if boxed else (WITH_KEYSET if with_keyset else PLAIN)
     return AnnotatedKernel(fn, mode, debug)
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# Files that register on someone else's behalf: the debug string names their caller instead.
+_MACHINERY = frozenset(os.path.join(_HERE, *p.split("/")) for p in (
+    "dispatcher.py", "library.py", "native/registry.py", "structured/structured.py", "structured/elementwise.py",
+))
 
 
 def registration_site(depth_hint: int = 2) -> str:
     """'registered at <file>:<line>' of the first caller outside jtorch's registration machinery."""
     f = sys._getframe(depth_hint)
-    here = os.path.dirname(__file__)
-    while f is not None and os.path.dirname(f.f_code.co_filename) == here and f.f_code.co_filename.endswith(
-        ("dispatcher.py", "library.py")
-    ):
+    while f is not None and os.path.abspath(f.f_code.co_filename) in _MACHINERY:
         f = f.f_back
     if f is None:  # pragma: no cover
         return "registered at <unknown>"
@@ -371,7 +379,7 @@ class Dispatcher:
                     "implementations, consider using TORCH_LIBRARY_IMPL (which can be duplicated).  If you really "
                     "intended to define operators for a single namespace in a distributed way, you can use "
                     "TORCH_LIBRARY_FRAGMENT to explicitly indicate this.  Previous registration of TORCH_LIBRARY "
-                    f"was registered at {self.libraries[ns]}; latest registration was registered at {debug}"
+                    f"was {self.libraries[ns]}; latest registration was {debug}"
                 )
             self.libraries[ns] = debug
 
@@ -495,6 +503,8 @@ def _bad_arguments(entry: OperatorEntry, args: tuple, kwargs: dict) -> None:
 
 def _run(op: Any, fn: Callable, mode: int, ks: int, args: tuple, kwargs: dict) -> Any:
     """The less common calling conventions (everything but PLAIN)."""
+    if mode == WITH_RAW_KEYSET:
+        return fn(ks, *args, **kwargs)
     if mode == WITH_KEYSET:
         return fn(DispatchKeySet(raw=ks), *args, **kwargs)
     if mode == BOXED:

@@ -94,7 +94,8 @@ class Library:
         base, _, overload = rest.partition(".")
         return OperatorName(ns, base, overload)
 
-    def impl(self, op_name: Any, fn: Callable, dispatch_key: str = "", *, with_keyset: bool = False) -> None:
+    def impl(self, op_name: Any, fn: Callable, dispatch_key: str = "", *, with_keyset: bool = False,
+             _raw_keyset: bool = False) -> None:
         """Register `fn` for `op_name` at `dispatch_key` (default: the library's key, else
         CompositeImplicitAutograd). `with_keyset=True` passes the current DispatchKeySet first."""
         self._check_alive()
@@ -102,7 +103,7 @@ class Library:
             raise TypeError(f"Input function is required to be a callable but found type {type(fn)}")
         key = _key(dispatch_key or self.dispatch_key or "CompositeImplicitAutograd")
         name = self._resolve(op_name)
-        kernel = make_kernel(fn, registration_site(), with_keyset=with_keyset)
+        kernel = make_kernel(fn, registration_site(), with_keyset=with_keyset, raw_keyset=_raw_keyset)
         with _lock:
             self._undos.append(singleton.register_impl(name, key, kernel))
 

@@ -243,32 +243,38 @@ class Tensor:
         return iter(self.unbind(0))
 
     def _scalar_or_raise(self, what: str) -> Any:
-        if self.numel() != 1:
-            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self.item()
+        """self.item<T>() for Python's number protocol; `what` is the C++ type torch names in
+        its errors (int64_t, double, c10::complex<double>)."""
+        from .native.conversion import python_scalar
+
+        return python_scalar(self, what)
 
     def __bool__(self) -> bool:
-        if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.item())
+        from .native.conversion import is_nonzero
+
+        return is_nonzero.op(self)
 
     def __int__(self) -> int:
-        return int(self._scalar_or_raise("int"))
+        from .native.conversion import to_int
+
+        return to_int(self)
 
     def __float__(self) -> float:
-        return float(self._scalar_or_raise("float"))
+        from .native.conversion import to_float
+
+        return to_float(self)
 
     def __complex__(self) -> complex:
-        return complex(self._scalar_or_raise("complex"))
+        return self._scalar_or_raise("c10::complex<double>")
 
     def __index__(self) -> int:
-        if self.dtype.is_floating_point or self.dtype.is_complex or self.dtype is _dt.bool or self.numel() != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        from .native.conversion import to_index
+
+        return to_index(self)
 
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and not self.is_meta:
-            return self.item().__format__(spec)
+        if self.dim() == 0 and not self.is_meta and type(self) is Tensor:
+            return self.detach().item().__format__(spec)
         return object.__format__(self, spec)
 
     def __repr__(self) -> str:
@@ -283,34 +289,125 @@ class Tensor:
 
     def _host_values(self) -> np.ndarray:
         """The values as a NumPy array on the host (a view for CPU tensors)."""
-        return self.cpu()._numpy_view()
+        t = self if self._device.type == "cpu" else self.cpu()
+        return t._numpy_view()
 
     def _numpy_view(self) -> np.ndarray:
-        """A NumPy array sharing this CPU tensor's memory."""
+        """A NumPy array sharing this CPU tensor's memory (its base keeps the storage alive)."""
         st = self._storage
         if not isinstance(st, CPUStorage):
-            raise RuntimeError(f"can't convert {self._device.type} device type tensor to numpy.")
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to copy "
+                            "the tensor to host memory first.")
         buf = st.data
         isz = buf.itemsize
-        return np.ndarray(self._size, dtype=buf.dtype, buffer=buf, offset=self._offset * isz,
-                          strides=tuple(s * isz for s in self._stride))
+        strides = tuple(s * isz for s in self._stride)
+        if 0 in self._size:  # nothing is read: any offset inside the buffer will do
+            return np.ndarray(self._size, dtype=buf.dtype, buffer=buf, offset=0, strides=strides)
+        return np.ndarray(self._size, dtype=buf.dtype, buffer=buf, offset=self._offset * isz, strides=strides)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        arr = self.numpy() if not self.requires_grad else self.detach().numpy()
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        """NumPy's array protocol (with NumPy 2's copy=): a view when no copy is needed."""
+        arr = self.numpy()
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """An ndarray sharing this CPU tensor's memory (force=True: detach and copy to the CPU first)."""
+        from .native.conversion import numpy_method
+
+        return numpy_method(self, force=force)
+
+    def tolist(self) -> Any:
+        from .native.conversion import tolist_method
+
+        return tolist_method(self)
+
+    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """to(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None),
+        to(dtype, ...), to(tensor, ...): torch's hand-written parser over the aten::to overloads."""
+        from .native.conversion import to_method
+
+        return to_method(self, *args, **kwargs)
+
+    def cpu(self, memory_format: Any = None) -> "Tensor":
+        from .native.conversion import cpu_method
+
+        return cpu_method(self, memory_format)
+
+    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> "Tensor":
+        from .native.conversion import cuda_method
+
+        return cuda_method(self, device, non_blocking, memory_format)
+
+    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> "Tensor | str":
+        from .native.conversion import type_method
+
+        return type_method(self, dtype, non_blocking, **kwargs)
+
+    def __dlpack__(self, *, stream: Any = -1, max_version: Any = None, dl_device: Any = None, copy: Any = None):
+        from ._dlpack import to_dlpack
+
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        from ._dlpack import dlpack_device
+
+        return dlpack_device(self)
 
     def __hash__(self) -> int:
         return id(self)
 
     def __reduce_ex__(self, proto: int):
-        from .native.factories import _rebuild_tensor
+        from .native.conversion import reduce_ex
 
-        return (_rebuild_tensor, (self.detach().cpu().numpy().copy(), str(self._device), self.requires_grad))
+        return reduce_ex(self)
 
     def __deepcopy__(self, memo: dict) -> "Tensor":
-        t = self.clone()
-        t.requires_grad = self.requires_grad
-        return t
+        from .native.conversion import deepcopy
+
+        return deepcopy(self, memo)
+
+    # Dtype conversions (python_variable_methods.cpp): self.to(dtype), keeping memory_format.
+    def _to_dtype(self, dtype: _dt.dtype, memory_format: Any) -> "Tensor":
+        from .native.conversion import dispatch_to
+
+        return dispatch_to(self, None, dtype, False, False, memory_format)
+
+    def bool(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.bool, memory_format)
+
+    def byte(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.uint8, memory_format)
+
+    def char(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.int8, memory_format)
+
+    def short(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.int16, memory_format)
+
+    def int(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.int32, memory_format)
+
+    def long(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.int64, memory_format)
+
+    def half(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.float16, memory_format)
+
+    def float(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.float32, memory_format)
+
+    def double(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.float64, memory_format)
+
+    def cfloat(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.complex64, memory_format)
+
+    def cdouble(self, *, memory_format: Any = None) -> "Tensor":
+        return self._to_dtype(_dt.complex128, memory_format)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

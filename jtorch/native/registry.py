@@ -178,4 +178,4 @@ def _register_inplace_or_view(nf: NativeFunction) -> None:
     lib = _impl_libs.get("ADInplaceOrView")
     if lib is None:
         lib = _impl_libs["ADInplaceOrView"] = Library("aten", "IMPL", "ADInplaceOrView")
-    lib.impl(nf.name, ad_inplace_or_view, "ADInplaceOrView", with_keyset=True)
+    lib.impl(nf.name, ad_inplace_or_view, "ADInplaceOrView", _raw_keyset=True)

@@ -143,16 +143,37 @@ _unsafe_view = declare("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", var
 
 @view.impl("CompositeExplicitAutograd")
 def view_kernel(self: Tensor, size: Sequence[int]) -> Tensor:
-    old = self._size
+    old, old_stride = self._size, self._stride
+    # one pass for numel and contiguity: a contiguous tensor takes the new shape's contiguous strides
+    numel = 1
+    contiguous = True
+    for i in range(len(old) - 1, -1, -1):
+        s = old[i]
+        if s != 1 and old_stride[i] != numel:
+            contiguous = False
+        numel *= s
     n = 1
-    for s in old:
+    for s in size:
+        if s < 0:
+            shape = infer_size(size, numel)
+            break
         n *= s
-    shape = infer_size(size, n)
-    stride = compute_stride(old, self._stride, shape)
-    if stride is None:
-        raise RuntimeError(
-            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
-            "across two contiguous subspaces). Use .reshape(...) instead.")
+    else:
+        shape = size if n == numel and type(size) is tuple else infer_size(size, numel)
+    if contiguous and numel:
+        acc = 1
+        st = []
+        for i in range(len(shape) - 1, -1, -1):
+            st.append(acc)
+            acc *= shape[i]
+        st.reverse()
+        stride = tuple(st)
+    else:
+        stride = compute_stride(old, old_stride, shape)
+        if stride is None:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                "across two contiguous subspaces). Use .reshape(...) instead.")
     base = self._base
     return _make(self._storage, shape, stride, self._offset, self.dtype, self._device, self._vc,
                  self if base is None else base)

@@ -1,0 +1,117 @@
+"""DLPack interchange (torch/utils/dlpack.py, Tensor.__dlpack__): zero-copy both ways with NumPy,
+PyTorch and any other DLPack library.
+
+CPU storage is a NumPy buffer, so NumPy does the capsule work: the producer exports a NumPy view
+of the tensor (the capsule keeps the storage alive), and the consumer imports with
+`np.from_dlpack` and wraps the array's memory in a CPUStorage without copying.
+"""
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from .device import CPU
+from .storage import CPUStorage
+from .tensor import Tensor
+
+
+class DLDeviceType(enum.IntEnum):
+    """dlpack.h DLDeviceType (the values torch.utils.dlpack.DLDeviceType uses)."""
+
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLVulkan = 7
+    kDLMetal = 8
+    kDLVPI = 9
+    kDLROCM = 10
+    kDLROCMHost = 11
+    kDLExtDev = 12
+    kDLCUDAManaged = 13
+    kDLOneAPI = 14
+    kDLWebGPU = 15
+    kDLHexagon = 16
+    kDLMAIA = 17
+
+
+_DEVICE_TYPES = {"cpu": DLDeviceType.kDLCPU, "cuda": DLDeviceType.kDLCUDA, "privateuseone": DLDeviceType.kDLExtDev}
+
+
+def dlpack_device(t: Tensor) -> tuple[DLDeviceType, int]:
+    """Tensor.__dlpack_device__."""
+    kind = _DEVICE_TYPES.get(t._device.type)
+    if kind is None:
+        raise ValueError(f"Unknown device type {t._device.type} for Dlpack")
+    return kind, t._device.index if t._device.index is not None else 0
+
+
+def to_dlpack(t: Tensor, *, stream: Any = -1, max_version: Any = None, dl_device: Any = None,
+              copy: Any = None) -> Any:
+    """Tensor.__dlpack__: a capsule sharing the tensor's memory."""
+    if t.requires_grad:
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    if stream is not None and type(stream) is not int:
+        raise TypeError("stream must be ``int`` or ``none``")
+    if t._device.type != "cpu":
+        raise BufferError(f"Cannot pack tensors on {t._device.type}")
+    if stream is not None and stream != -1:
+        raise AssertionError("stream should be None on cpu.")
+    return t._numpy_view().__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
+
+
+def tensor_from_numpy(arr: np.ndarray) -> Tensor:
+    """A CPU tensor over `arr`'s memory (torch.from_numpy's semantics; `arr` is kept alive)."""
+    dtype = _dt.from_numpy_dtype(arr.dtype)
+    isz = arr.itemsize
+    if any(s < 0 for s in arr.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
+            "currently supported. (You can probably work around this by making a copy of your array  with "
+            "array.copy().) ")
+    if any(s % isz for s in arr.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array "
+                         "to reallocate the memory.")
+    size = tuple(int(s) for s in arr.shape)
+    stride = tuple(int(s) // isz for s in arr.strides)
+    extent = 0 if 0 in size else 1 + sum((n - 1) * st for n, st in zip(size, stride))
+    if arr.dtype.byteorder not in "=|":
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion between "
+                         "byte orders is currently not supported.")
+    # A flat view from the first element to the last: the storage's buffer (its base keeps arr alive).
+    flat = np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(isz,),
+                                           writeable=arr.flags.writeable)
+    if flat.dtype != dtype.numpy:
+        flat = flat.view(dtype.numpy)
+    return Tensor._make(CPUStorage(flat), size, stride, 0, dtype, CPU)
+
+
+class _Capsule:
+    """Lets np.from_dlpack consume a bare capsule (the legacy protocol torch still accepts)."""
+
+    def __init__(self, capsule: Any) -> None:
+        self._capsule = capsule
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self._capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return DLDeviceType.kDLCPU, 0
+
+
+def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: Any = None) -> Tensor:
+    """jtorch.from_dlpack: a tensor sharing the memory of any DLPack producer (or capsule)."""
+    if device is not None and str(device) != "cpu":
+        raise BufferError(f"jtorch.from_dlpack: unsupported device {device}")
+    if hasattr(ext_tensor, "__dlpack__"):
+        dev_type, _ = ext_tensor.__dlpack_device__()
+        if dev_type != DLDeviceType.kDLCPU:
+            raise BufferError(f"jtorch.from_dlpack: unsupported DLPack device type {DLDeviceType(dev_type).name}")
+        src = ext_tensor
+    else:
+        src = _Capsule(ext_tensor)
+    arr = np.from_dlpack(src, copy=copy)
+    return tensor_from_numpy(arr)
