@@ -23,7 +23,8 @@ def _speed(row: dict) -> "tuple[float, float | None] | None":
     if not isinstance(r, (int, float)) or isinstance(r, bool) or r <= 0:
         return None
     t = row.get("target")
-    tv = t.get("value") if isinstance(t, dict) else None
+    # an absolute target (a time budget) is not a ratio: draw no marker for it
+    tv = t.get("value") if isinstance(t, dict) and not t.get("absolute") else None
     if row.get("better", "lower") == "lower":  # a time ratio
         return 1 / r, (1 / tv if tv else None)
     return r, tv

@@ -61,6 +61,8 @@ def machine_info() -> dict:
         "numpy": _version("numpy"), "numba": _version("numba"), "torch": _version("torch"),
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
     }
+    if hasattr(os, "getloadavg"):  # other work on a shared machine shows up here
+        info["loadavg_1_5_15"] = [round(x, 2) for x in os.getloadavg()]
     try:
         with open("/proc/meminfo") as f:
             info["mem_gib"] = round(int(f.readline().split()[1]) / 2**20, 1)
@@ -95,6 +97,8 @@ def normalize(module: str, result: Any) -> tuple[list[dict], list[str]]:
     notes: list[str] = []
     if isinstance(result, dict) and isinstance(result.get("rows"), list):
         rows, notes = result["rows"], list(result.get("notes", []))
+    elif isinstance(result, dict) and isinstance(result.get("results"), dict):
+        rows, notes = _from_timings(module, result)
     elif isinstance(result, list):
         rows = result
     elif isinstance(result, dict):
@@ -121,6 +125,39 @@ def normalize(module: str, result: Any) -> tuple[list[dict], list[str]]:
                 r["status"] = "report"
         out.append(r)
     return out, notes
+
+
+LIBS = ("jtorch", "numpy", "torch")
+
+
+def _from_timings(module: str, result: dict) -> tuple[list[dict], list[str]]:
+    """Rows from {"results": {"<lib>_<what>": {"median_us", "min_us"}}, "target_us",
+    "meets_target", "ratio_to_<x>": r} (bench_dispatcher's shape): one row per timing, in the
+    column its prefix names (others are context rows); the target goes on the first jtorch row."""
+    rows: list[dict] = []
+    target_done = False
+    for key, v in result["results"].items():
+        if not isinstance(v, dict) or "median_us" not in v:
+            continue
+        lib, _, what = key.partition("_")
+        col = lib if lib in LIBS else "jtorch"
+        cell = {"median_s": v["median_us"] * 1e-6, "min_s": v.get("min_us", v["median_us"]) * 1e-6}
+        row: dict[str, Any] = {"name": f"{key}" if lib in LIBS else f"{key} (context)",
+                               col: cell, "kind": "time", "better": "lower"}
+        if lib == "jtorch" and not target_done and "target_us" in result:
+            target_done = True
+            row["target"] = {"op": "<=", "value": result["target_us"] * 1e-6, "absolute": True,
+                             "text": f"<= {result['target_us']:g} us"}
+            if isinstance(result.get("meets_target"), bool):
+                row["status"] = "PASS" if result["meets_target"] else "MISS"
+            if isinstance(result.get("ratio_to_torch_add"), (int, float)):
+                row["vs_torch"] = result["ratio_to_torch_add"]
+        rows.append(row)
+    notes = [f"{k} = {v:.3g}" for k, v in result.items()
+             if k.startswith("ratio") and isinstance(v, (int, float))]
+    if result.get("what"):
+        notes.insert(0, str(result["what"]))
+    return rows, notes
 
 
 def _fmt_time(s: float, unit_of: float | None = None) -> str:
@@ -258,7 +295,7 @@ def main(argv: list[str] | None = None) -> dict:
     if not args.no_plot:
         import plot
         png = plot.plot(result, os.path.join(args.out, name + ".png"))
-        print(f"wrote {os.path.relpath(png)}" if png else "no plot: matplotlib is not importable")
+        print(f"wrote {os.path.relpath(png)}" if png else "no plot: matplotlib is not importable, or no row has a ratio")
     return result
 
 

@@ -12,9 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as _dt
-from .device import CPU
-from .storage import CPUStorage
 from .tensor import Tensor
 
 
@@ -65,28 +62,9 @@ def to_dlpack(t: Tensor, *, stream: Any = -1, max_version: Any = None, dl_device
 
 def tensor_from_numpy(arr: np.ndarray) -> Tensor:
     """A CPU tensor over `arr`'s memory (torch.from_numpy's semantics; `arr` is kept alive)."""
-    dtype = _dt.from_numpy_dtype(arr.dtype)
-    isz = arr.itemsize
-    if any(s < 0 for s in arr.strides):
-        raise ValueError(
-            "At least one stride in the given numpy array is negative, and tensors with negative strides are not "
-            "currently supported. (You can probably work around this by making a copy of your array  with "
-            "array.copy().) ")
-    if any(s % isz for s in arr.strides):
-        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy array "
-                         "to reallocate the memory.")
-    size = tuple(int(s) for s in arr.shape)
-    stride = tuple(int(s) // isz for s in arr.strides)
-    extent = 0 if 0 in size else 1 + sum((n - 1) * st for n, st in zip(size, stride))
-    if arr.dtype.byteorder not in "=|":
-        raise ValueError("given numpy array has byte order different from the native byte order. Conversion between "
-                         "byte orders is currently not supported.")
-    # A flat view from the first element to the last: the storage's buffer (its base keeps arr alive).
-    flat = np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(isz,),
-                                           writeable=arr.flags.writeable)
-    if flat.dtype != dtype.numpy:
-        flat = flat.view(dtype.numpy)
-    return Tensor._make(CPUStorage(flat), size, stride, 0, dtype, CPU)
+    from .native.factories import _from_numpy
+
+    return _from_numpy(arr, warn_if_not_writeable=False)
 
 
 class _Capsule:
@@ -111,7 +89,10 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: Any = None) -> Ten
         if dev_type != DLDeviceType.kDLCPU:
             raise BufferError(f"jtorch.from_dlpack: unsupported DLPack device type {DLDeviceType(dev_type).name}")
         src = ext_tensor
-    else:
+    elif type(ext_tensor).__name__ == "PyCapsule":
         src = _Capsule(ext_tensor)
+    else:
+        raise TypeError(f"from_dlpack: expected an object with __dlpack__ or a DLPack capsule, got "
+                        f"{type(ext_tensor).__name__}")
     arr = np.from_dlpack(src, copy=copy)
     return tensor_from_numpy(arr)

@@ -84,14 +84,25 @@ def _signature(nf: NativeFunction, out_nf: NativeFunction | None, method: bool) 
             continue
         name = "input" if a.name == "self" else _py_name(a.name)
         has_default = a.default is not None
-        params.append(Param(name, a, a.kwarg_only, has_default, a.default_value if has_default else None))
+        default = a.default_value if has_default else None
+        if isinstance(default, str) and a.type.base_name == "ScalarType":  # dtype=long -> jtorch.int64
+            default = getattr(_dt, default)
+        params.append(Param(name, a, a.kwarg_only, has_default, default))
     if out_nf is not None:
         params.append(Param("out", None, True, True, None))
     return Signature(nf, out_nf, method, tuple(params))
 
 
+_TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+
+
 def _same_inputs(f: NativeFunction, o: NativeFunction) -> bool:
-    key = lambda nf: [(a.name, str(a.type)) for a in nf.func.arguments if not a.is_out]  # noqa: E731
+    """An out= overload joins the functional overload with its inputs; a factory's TensorOptions
+    (dtype, layout, device, pin_memory) do not count, as in torchgen's grouping (randint.low_out
+    joins randint.low)."""
+    names = {a.name for a in f.func.arguments}
+    skip = _TENSOR_OPTIONS if all(n in names for n in _TENSOR_OPTIONS) else ()
+    key = lambda nf: [(a.name, str(a.type)) for a in nf.func.arguments if not a.is_out and a.name not in skip]  # noqa: E731
     return key(f) == key(o)
 
 
@@ -233,9 +244,9 @@ def _int_list(x: Any, size: int | None, param: str) -> tuple[int, ...]:
 
 
 def _to_dtype(x: Any, param: str) -> Any:
-    py = {float: _dt.get_default_dtype, int: lambda: _dt.int64, bool: lambda: _dt.bool, complex: _dt.default_complex_dtype}
+    py = {float: _dt.float64, int: _dt.int64, bool: _dt.bool, complex: _dt.complex128}  # as torch maps Python types
     if x in py:
-        return py[x]()
+        return py[x]
     raise _Mismatch(param)
 
 
@@ -407,9 +418,10 @@ def build(name: str, sigs: list[Signature], *, method: bool, dunder: bool = Fals
 
 def install(module_namespace: dict, tensor_cls: type) -> None:
     """Generate every binding and put it on the jtorch module and the Tensor class."""
-    from .native.registry import dunders
+    from .native.registry import dunders, reflected_dunders
 
-    for name, sigs in signatures_by_name(method=False).items():
+    functions = signatures_by_name(method=False)
+    for name, sigs in functions.items():
         module_namespace[name] = build(name, sigs, method=False)
     methods = signatures_by_name(method=True)
     for name, sigs in methods.items():
@@ -417,3 +429,23 @@ def install(module_namespace: dict, tensor_cls: type) -> None:
             setattr(tensor_cls, name, build(name, sigs, method=True))
     for dname, target in dunders.items():
         setattr(tensor_cls, dname, build(dname, methods[target], method=True, dunder=True))
+    for dname, target in reflected_dunders.items():
+        setattr(tensor_cls, dname, build_reflected(dname, functions[target]))
+
+
+def build_reflected(name: str, sigs: list[Signature]) -> Callable:
+    """Tensor.__rsub__(self, other) = sub(other, self), NotImplemented where nothing fits."""
+    fn = build(name, sigs, method=False, dunder=True)
+    src = (f"def {name}(self, other):\n"
+           "    if not isinstance(other, _Tensor):\n"
+           "        if type(other) in _NUMBERS or isinstance(other, _NP_NUMBERS): other = _wrap(other)\n"
+           "        else: return NotImplemented\n"
+           "    return _fn(other, self)\n")
+    from .tensor import Tensor
+
+    env = dict(_fn=fn, _Tensor=Tensor, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _wrap=_wrap_number)
+    exec(compile(src, f"<jtorch binding Tensor.{name}>", "exec"), env)
+    r = env[name]
+    r.__qualname__ = f"Tensor.{name}"
+    r._jtorch_source = src
+    return r

@@ -96,8 +96,11 @@ def fits(entry: Any, args: tuple, kwargs: dict) -> str | None:
         if not _fits_type(a.type, x):
             return _type_error(fname, schema, a, i, x)
     if consumed != len(kwargs):
-        known = {a.name for a in arguments}
-        bad = next(k for k in kwargs if k not in known)
+        given = {a.name for i, a in enumerate(arguments) if not a.kwarg_only and i < len(args)}
+        for k in kwargs:
+            if k in given:
+                return f"Argument '{k}' specified both as positional and keyword argument. Schema: {schema}"
+        bad = next(k for k in kwargs if k not in {a.name for a in arguments})
         return f"Unknown keyword argument '{bad}' for operator '{fname}'. Schema: {schema}"
     return None
 

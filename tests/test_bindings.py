@@ -26,7 +26,7 @@ def test_positional_keyword_and_varargs_sizes():
     assert jtorch.empty(size=(4,)).shape == (4,)
     assert jtorch.empty(jtorch.Size([5])).shape == (5,)
     assert jtorch.empty(3, dtype=jtorch.float64).dtype is jtorch.float64
-    assert jtorch.empty(3, dtype=float).dtype is jtorch.get_default_dtype()
+    assert jtorch.empty(3, dtype=float).dtype is jtorch.float64
     assert jtorch.empty(3, dtype=int).dtype is jtorch.int64
     assert jtorch.empty(np.int64(3)).shape == (3,)
 

@@ -91,10 +91,6 @@ def assert_table_consistent(name: str) -> None:
             assert mode == dispatcher.MISSING
 
 
-def stand_in_cpu_cuda(make_tensor):
-    return make_tensor("cpu"), make_tensor("cuda")
-
-
 # ---- TLS ----------------------------------------------------------------------------------------
 def test_tls_defaults():
     assert _C._dispatch_tls_local_include_set() == default_included_set

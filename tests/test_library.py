@@ -13,7 +13,7 @@ import pytest
 
 import jtorch
 from jtorch import _C, dispatcher
-from jtorch.keyset import RUNTIME_KEYS, DispatchKey, DispatchKeySet, after_autograd_keyset, table_index_for_key
+from jtorch.keyset import RUNTIME_KEYS, DispatchKey, after_autograd_keyset, table_index_for_key
 from jtorch.library import Library, fallthrough_kernel
 
 try:
@@ -402,13 +402,18 @@ def test_concurrent_registration(ns, libs, make_tensor):
     threads = ([threading.Thread(target=definer, args=(i,)) for i in range(n_threads)]
                + [threading.Thread(target=implementer, args=(i,)) for i in range(len(keys))]
                + [threading.Thread(target=reader) for _ in range(2)])
-    for t in threads:
-        t.start()
-    for t in threads[:-2]:
-        t.join(60)
-    done.set()
-    for t in threads[-2:]:
-        t.join(60)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: races show up
+    try:
+        for t in threads:
+            t.start()
+        for t in threads[:-2]:
+            t.join(60)
+        done.set()
+        for t in threads[-2:]:
+            t.join(60)
+    finally:
+        sys.setswitchinterval(interval)
     assert errors == []
     names = [f"op_{i}_{j}" for i in range(n_threads) for j in range(per_thread)]
     assert sorted(n for n in dir(ops_ns(ns)) if n.startswith("op_")) == sorted(names)
@@ -514,11 +519,13 @@ def test_packet_no_match_error_matches_torch(ns, libs, make_tensor):
             lib.define("foo(Tensor x) -> Tensor")
             lib.define("foo.ov(Tensor x, int y) -> Tensor")
             lib.define("bar(Tensor x) -> Tensor")
+            lib.define("baz(Tensor x, Tensor y, int z=1) -> Tensor")
         texts = []
         for ops, t in ((torch.ops, torch.ones(1)), (jtorch.ops, make_tensor("cpu"))):
             row = []
             for call in (lambda p: p.foo("a"), lambda p: p.foo(t, 1, 2), lambda p: p.bar(3),
-                         lambda p: p.foo(t, zz=1)):
+                         lambda p: p.foo(t, zz=1), lambda p: p.baz(t, t, x=t), lambda p: p.baz(t, t, w=1),
+                         lambda p: p.baz(t, z="q"), lambda p: p.baz.default(t, t, 1, 2)):
                 with pytest.raises(RuntimeError) as info:
                     call(getattr(ops, ns))
                 row.append(str(info.value))

@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - torch is an optional oracle
 
 def T(arr, dtype=None) -> jtorch.Tensor:
     """A contiguous jtorch tensor over a copy of a NumPy array."""
-    a = np.ascontiguousarray(np.asarray(arr, dtype=dtype))
+    a = np.array(arr, dtype=dtype, order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
     strides = tuple(s // a.itemsize for s in a.strides)
     dt = jtorch.dtypes.from_numpy_dtype(a.dtype)
     return jtorch.Tensor._make(CPUStorage(a.reshape(-1).copy()), tuple(a.shape), strides, 0, dt, jtorch.device("cpu"))
@@ -95,7 +95,7 @@ def test_python_scalars_and_cpu_zero_dim_tensors_are_passed_as_scalars():
     it = _built(BINARY_OP, None, a, jtorch.native.factories.wrapped_scalar_tensor(2.5))
     assert it.operands[2].scalar == np.float32(2.5) and it.operands[2].strides is None
     it = _built(BINARY_OP, None, a, T(np.array(3, np.float64)))
-    assert it.operands[2].scalar is not None and it.common_dtype is jtorch.float64
+    assert it.operands[2].scalar == np.float32(3.0) and it.common_dtype is jtorch.float32  # 0-dim does not promote
 
 
 @pytest.mark.parametrize(

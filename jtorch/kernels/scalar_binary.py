@@ -3,17 +3,378 @@
 Parameters: the operator's tensor arguments, then the other arguments its formula needs, named as
 in the schema. Arithmetic runs in the compute dtype the TensorIterator chose. The rules a scalar
 function follows are in jtorch/kernels/cpu/codegen.py.
+
+Where PyTorch's formula differs between integer and floating types (C++ templates specialised
+on the type), the scalar function calls a helper below that is an ``@overload`` chosen by argument
+type at compile time, as in jtorch/kernels/cpu/fastmath.py. Helpers build their constants in the
+argument's own type: a bare literal ``1`` would turn float32 arithmetic into float64 arithmetic.
 """
-import math  # noqa: F401
+import math
+
+import numpy as np
+from numba.core import types
+from numba.extending import overload
+
+from .cpu.codegen import jit_import
+
+_PYTHON_MODEL = {"error_model": "python"}  # integer x // 0 and x % 0 raise ZeroDivisionError
+_NUMPY_MODEL = {"error_model": "numpy"}
 
 
+def _is_integral(*tys) -> bool:
+    return all(isinstance(t, (types.Integer, types.Boolean)) for t in tys)
+
+
+def _const(ty, value):
+    """`value` as a NumPy scalar of the Numba scalar type `ty` (a typed constant for jitted code)."""
+    return np.dtype(str(ty)).type(value)
+
+
+# ---- type-dispatching helpers (plain stubs; the overloads are what jitted code runs) -------------
+@jit_import
+def floor_div(a, b):
+    """div_floor_integer / div_floor_floating: the quotient rounded toward -inf."""
+    return a // b
+
+
+@jit_import
+def trunc_div(a, b):
+    """div_trunc: the quotient rounded toward zero (C's integer /, std::trunc(a / b) for floats)."""
+    return math.trunc(a / b)
+
+
+@jit_import
+def c_fmod(a, b):
+    """C's % for integers, std::fmod for floats: the remainder takes the dividend's sign."""
+    return math.fmod(a, b)
+
+
+@jit_import
+def py_remainder(a, b):
+    """Python's %: the remainder takes the divisor's sign."""
+    return a % b
+
+
+@jit_import
+def power(a, b):
+    """c10's powi for integers (negative exponents give 0, or +-1 for bases +-1), std::pow else."""
+    return a ** b
+
+
+@jit_import
+def one_like(x):
+    """1 in x's type."""
+    return type(x)(1)
+
+
+@overload(floor_div, jit_options=_PYTHON_MODEL, strict=False)
+def _floor_div_int(a, b):
+    if _is_integral(a, b):
+        return lambda a, b: a // b
+
+
+@overload(floor_div, jit_options=_NUMPY_MODEL, strict=False)
+def _floor_div_float(a, b):
+    if isinstance(a, types.Float):
+        zero, one, half = _const(a, 0), _const(a, 1), _const(a, 0.5)
+
+        def impl(a, b):
+            if b == zero:  # IEEE: +-inf or nan
+                return a / b
+            mod = np.fmod(a, b)
+            div = (a - mod) / b
+            if mod != zero and (b < zero) != (mod < zero):
+                div -= one
+            if div != zero:
+                floordiv = np.floor(div)
+                if div - floordiv > half:
+                    floordiv += one
+                return floordiv
+            return np.copysign(zero, a / b)
+
+        return impl
+
+
+@overload(trunc_div, jit_options=_PYTHON_MODEL, strict=False)
+def _trunc_div_int(a, b):
+    if _is_integral(a, b):
+        zero, one = _const(a, 0), _const(a, 1)
+
+        def impl(a, b):
+            q = a // b
+            if a % b != zero and (a < zero) != (b < zero):
+                q += one
+            return q
+
+        return impl
+
+
+@overload(trunc_div, jit_options=_NUMPY_MODEL, strict=False)
+def _trunc_div_float(a, b):
+    if isinstance(a, types.Float):
+        return lambda a, b: np.trunc(a / b)
+
+
+@overload(c_fmod, jit_options=_PYTHON_MODEL, strict=False)
+def _c_fmod_int(a, b):
+    if _is_integral(a, b):
+        zero = _const(a, 0)
+
+        def impl(a, b):
+            r = a % b
+            if r != zero and (r < zero) != (a < zero):
+                r -= b
+            return r
+
+        return impl
+
+
+@overload(c_fmod, jit_options=_NUMPY_MODEL, strict=False)
+def _c_fmod_float(a, b):
+    if isinstance(a, types.Float):
+        return lambda a, b: np.fmod(a, b)
+
+
+@overload(py_remainder, jit_options=_PYTHON_MODEL, strict=False)
+def _py_remainder_int(a, b):
+    if _is_integral(a, b):
+        return lambda a, b: a % b
+
+
+@overload(py_remainder, jit_options=_NUMPY_MODEL, strict=False)
+def _py_remainder_float(a, b):
+    if isinstance(a, types.Float):
+        zero = _const(a, 0)
+
+        def impl(a, b):
+            mod = np.fmod(a, b)
+            if mod != zero and (b < zero) != (mod < zero):
+                mod += b
+            return mod
+
+        return impl
+
+
+@overload(power, jit_options=_NUMPY_MODEL, strict=False)
+def _power_int(a, b):
+    if _is_integral(a, b):
+        zero_a, one_a, zero_b, one_b = _const(a, 0), _const(a, 1), _const(b, 0), _const(b, 1)
+
+        def impl(a, b):
+            if b < zero_b:
+                if a == one_a:
+                    return one_a
+                if a == -one_a:
+                    return -one_a if b & one_b else one_a
+                return zero_a
+            result = one_a
+            while b:
+                if b & one_b:
+                    result *= a
+                b >>= one_b
+                a *= a
+            return result
+
+        return impl
+
+
+@overload(power, jit_options=_NUMPY_MODEL, strict=False)
+def _power_float(a, b):
+    if not _is_integral(a, b):
+        return lambda a, b: a ** b
+
+
+@overload(one_like, jit_options=_NUMPY_MODEL)
+def _one_like(x):
+    one = _const(x, 1)
+    return lambda x: one
+
+
+# ---- arithmetic -------------------------------------------------------------------------------------
 def add(self, other, alpha):
     return self + alpha * other
+
+
+def sub(self, other, alpha):
+    return self - alpha * other
 
 
 def mul(self, other):
     return self * other
 
 
+def div(self, other):
+    return self / other
+
+
+def div_trunc(self, other):
+    return trunc_div(self, other)
+
+
+def div_floor(self, other):
+    return floor_div(self, other)
+
+
+def remainder(self, other):
+    return py_remainder(self, other)
+
+
+def fmod(self, other):
+    return c_fmod(self, other)
+
+
+def pow(self, exponent):  # noqa: A001 - the operator's name
+    return power(self, exponent)
+
+
+def pow_zero(self):
+    return one_like(self)
+
+
+def pow_one(self):
+    return self
+
+
+def pow_two(self):
+    return self * self
+
+
+def pow_three(self):
+    return self * self * self
+
+
+def pow_reciprocal(self):
+    return one_like(self) / self
+
+
+def pow_sqrt(self):
+    return np.sqrt(self)
+
+
+def atan2(self, other):
+    return math.atan2(self, other)
+
+
+def hypot(self, other):
+    return math.hypot(self, other)
+
+
+def lerp(self, end, weight):
+    # PyTorch's lerp: the formula is chosen by |weight| for accuracy at both ends
+    if abs(weight) < 0.5:
+        return self + weight * (end - self)
+    return end - (end - self) * (one_like(weight) - weight)
+
+
+def addcmul(self, tensor1, tensor2, value):
+    return self + value * tensor1 * tensor2
+
+
+def addcdiv(self, tensor1, tensor2, value):
+    return self + value * tensor1 / tensor2
+
+
+# ---- maximum and minimum: NaN propagates; fmax and fmin: NaN is ignored --------------------------
+def maximum(self, other):
+    if self != self:
+        return self
+    if other != other:
+        return other
+    return other if self < other else self
+
+
+def minimum(self, other):
+    if self != self:
+        return self
+    if other != other:
+        return other
+    return other if other < self else self
+
+
+def fmax(self, other):
+    if self != self:
+        return other
+    if other != other:
+        return self
+    return other if self < other else self
+
+
+def fmin(self, other):
+    if self != self:
+        return other
+    if other != other:
+        return self
+    return other if other < self else self
+
+
+def clamp(self, min, max):  # noqa: A002 - the schema's names
+    # min > max gives max; a NaN bound gives NaN
+    r = self
+    if r < min or min != min:
+        r = min
+    if r > max or max != max:
+        r = max
+    return r
+
+
+def clamp_min(self, min):  # noqa: A002
+    return maximum(self, min)
+
+
+def clamp_max(self, max):  # noqa: A002
+    return minimum(self, max)
+
+
+# ---- comparison, logical, bitwise ---------------------------------------------------------------------
+def eq(self, other):
+    return self == other
+
+
+def ne(self, other):
+    return self != other
+
+
 def lt(self, other):
     return self < other
+
+
+def le(self, other):
+    return self <= other
+
+
+def gt(self, other):
+    return self > other
+
+
+def ge(self, other):
+    return self >= other
+
+
+def logical_and(self, other):
+    return (self != 0) & (other != 0)
+
+
+def logical_or(self, other):
+    return (self != 0) | (other != 0)
+
+
+def logical_xor(self, other):
+    return (self != 0) != (other != 0)
+
+
+def bitwise_and(self, other):
+    return self & other
+
+
+def bitwise_or(self, other):
+    return self | other
+
+
+def bitwise_xor(self, other):
+    return self ^ other
+
+
+# ---- selection ----------------------------------------------------------------------------------------
+def where(self, other, condition):
+    # operands in this order so that the iterator's first input (self) carries the result dtype
+    return self if condition else other

@@ -41,6 +41,8 @@ contiguous = declare("contiguous(Tensor(a) self, *, MemoryFormat memory_format=c
 item = declare("item(Tensor self) -> Scalar", variants="method")
 local_scalar_dense = declare("_local_scalar_dense(Tensor self) -> Scalar", variants="")
 is_nonzero = declare("is_nonzero(Tensor self) -> bool", variants="function, method")
+# Tensor.detach stays the Python-level method in tensor.py (it wins over the generated binding).
+detach = declare("detach(Tensor(a) self) -> Tensor(a)", variants="function, method")
 
 
 # ---- _to_copy and to -------------------------------------------------------------------------------
@@ -117,6 +119,12 @@ def contiguous_kernel(self: Tensor, *, memory_format: Any = contiguous_format) -
     return clone.op(self, memory_format=mf)
 
 
+@detach.impl("CompositeExplicitAutograd")
+def detach_kernel(self: Tensor) -> Tensor:
+    """Same storage and version counter, no autograd history, and not a view (`_base` is None)."""
+    return Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, self._vc)
+
+
 # ---- item, _local_scalar_dense, is_nonzero ------------------------------------------------------------
 @item.impl("CompositeImplicitAutograd")
 def item_kernel(self: Tensor) -> Any:
@@ -170,7 +178,7 @@ def to_int(self: Tensor) -> int:
 
 
 def to_float(self: Tensor) -> float:
-    if self.requires_grad:
+    if self.requires_grad and _grad_enabled():
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
                       "Consider using tensor.detach() first.", UserWarning, stacklevel=3)
     return python_scalar(self, "double")

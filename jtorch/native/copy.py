@@ -9,6 +9,8 @@ TensorIterator that is isolated so the real one can replace it.
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
 from typing import Any
 
@@ -76,6 +78,8 @@ def is_non_overlapping_and_dense(size: tuple[int, ...], stride: tuple[int, ...])
 
 
 def _is_contiguous_fast(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    if 0 in size:  # an empty tensor is contiguous whatever its strides (compute_contiguous)
+        return True
     expected = 1
     for i in range(len(size) - 1, -1, -1):
         s = size[i]
@@ -187,6 +191,20 @@ def _same_memory(a: Tensor, b: Tensor) -> bool:
     return type(sa) is CPUStorage and type(sb) is CPUStorage and np.may_share_memory(sa.data, sb.data)
 
 
+def _root(buf: np.ndarray) -> object:
+    while isinstance(buf.base, np.ndarray):
+        buf = buf.base
+    return buf if buf.base is None else buf.base
+
+
+def _is_alias_of(a: Tensor, b: Tensor) -> bool:
+    """Storage::is_alias_of: one storage (or CPU buffers that are views of one NumPy array)."""
+    sa, sb = a._storage, b._storage
+    if sa is sb:
+        return True
+    return type(sa) is CPUStorage and type(sb) is CPUStorage and _root(sa.data) is _root(sb.data)
+
+
 def get_overlap_status(a: Tensor, b: Tensor) -> int:
     if a is b:
         return _FULL
@@ -194,7 +212,7 @@ def get_overlap_status(a: Tensor, b: Tensor) -> int:
         return _NO
     if not is_non_overlapping_and_dense(a._size, a._stride) or not is_non_overlapping_and_dense(b._size, b._stride):
         return _TOO_HARD
-    if _same_memory(a, b):
+    if _is_alias_of(a, b):
         ab, bb = a.data_ptr(), b.data_ptr()
         ae, be = ab + a.numel() * a.dtype.itemsize, bb + b.numel() * b.dtype.itemsize
         if ab == bb and ae == be:
@@ -288,11 +306,18 @@ def _copy_loop_plan(shape: tuple[int, ...], dst_stride: tuple[int, ...], src_siz
 _warned_complex_to_real = False
 
 
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def _warn_complex_to_real() -> None:
     global _warned_complex_to_real
     if not _warned_complex_to_real:  # TORCH_WARN_ONCE
         _warned_complex_to_real = True
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+        # point the warning at the user's line, above jtorch's own frames (bindings included)
+        f, level = sys._getframe(0), 1
+        while f is not None and f.f_code.co_filename.startswith((_PKG_DIR, "<jtorch")):
+            f, level = f.f_back, level + 1
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=level)
 
 
 def _check_copy_shape(self: Tensor, src: Tensor) -> None:
@@ -309,35 +334,53 @@ def copy_cpu(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     if src._device.type != "cpu" or self._device.type != "cpu":
         raise RuntimeError(f"copy_: expected CPU tensors, got {self._device} and {src._device}")
     # TensorIterator::build order: memory overlap, then shapes
-    assert_no_internal_overlap(self)
-    assert_no_partial_overlap(self, src)
-    if self._size != src._size:
+    size, stride = self._size, self._stride
+    dense = _is_contiguous_fast(size, stride)
+    if not dense:
+        assert_no_internal_overlap(self)
+    sa, sb = self._storage, src._storage
+    shared = sa is sb or np.may_share_memory(sa.data, sb.data)  # bounds only: cheap
+    if shared:
+        assert_no_partial_overlap(self, src)
+    if size != src._size:
         _check_copy_shape(self, src)
-    if self.numel() == 0:
+    numel = 1
+    for n in size:
+        numel *= n
+    if numel == 0:
         return self
     if src.dtype.is_complex and not (self.dtype.is_complex or self.dtype is _dt.bool):
         _warn_complex_to_real()
-    if _may_overlap(self, src):
+    if shared and _may_overlap(self, src):
         if get_overlap_status(self, src) == _FULL and self.dtype is src.dtype:
             return self  # every element is copied onto itself
         # Read everything before writing anything (PyTorch's result here depends on its loop order).
         vals = np.array(src._numpy_view(), order="C", copy=True)
         src = Tensor._make(CPUStorage(vals.reshape(-1)), src._size, contiguous_strides(src._size), 0,
                            src.dtype, src._device)
-    _launch_copy(self, src)
+    if dense and size == src._size and stride == src._stride:
+        shape, ds, ss = (numel,), (1,), (1,)
+    else:
+        shape, ds, ss = _copy_loop_plan(size, stride, src._size, src._stride)
+    _kernel().copy(_kernel().ArrayOperand(sa.data, self._offset, ds),
+                   _kernel().ArrayOperand(src._storage.data, src._offset, ss), shape)
     return self
 
 
-def _launch_copy(dst: Tensor, src: Tensor) -> None:
-    from ..kernels.cpu.copy import copy as copy_kernel
-    from ..kernels.cpu.loops import ArrayOperand
+class _CopyKernel:
+    """The CPU copy kernel module, imported on first use (Numba is not touched at import)."""
 
-    if dst._size == src._size and dst._stride == src._stride and _is_contiguous_fast(dst._size, dst._stride):
-        shape, ds, ss = (dst.numel(),), (1,), (1,)
-    else:
-        shape, ds, ss = _copy_loop_plan(dst._size, dst._stride, src._size, src._stride)
-    copy_kernel(ArrayOperand(dst._storage.data, dst._offset, ds), ArrayOperand(src._storage.data, src._offset, ss),
-                shape)
+    copy: Any = None
+    ArrayOperand: Any = None
+
+
+def _kernel() -> type[_CopyKernel]:
+    if _CopyKernel.copy is None:
+        from ..kernels.cpu.copy import copy
+        from ..kernels.cpu.loops import ArrayOperand
+
+        _CopyKernel.copy, _CopyKernel.ArrayOperand = copy, ArrayOperand
+    return _CopyKernel
 
 
 @copy_.impl("CPU")
@@ -431,7 +474,8 @@ def fill_cpu(self: Tensor, value: Any) -> Tensor:
 
 def _check_fill_value(value: Tensor) -> None:
     if value.dim() != 0:
-        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.dim()} dimensions.")
 
 
 @fill__Scalar.impl("CPU")

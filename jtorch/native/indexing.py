@@ -123,8 +123,11 @@ def _result_shape(size: tuple, entries: list, bshape: tuple) -> tuple:
     return tuple(bshape) + tuple(rest)
 
 
-def _check_bounds(size: tuple, entries: list) -> None:
-    """The index kernel's bounds check; `dimension` counts the index tensors, as PyTorch reports it."""
+def _check_bounds(size: tuple, entries: list, bshape: tuple) -> None:
+    """The index kernel's bounds check; `dimension` counts the index tensors, as PyTorch reports it.
+    The kernel reads only the indices it iterates over: none when they broadcast to nothing."""
+    if 0 in bshape:
+        return
     k = 0
     for i, e in enumerate(entries):
         if e is None:
@@ -145,7 +148,8 @@ def _numpy_key(entries: list) -> tuple:
 
 def _from_numpy(arr: np.ndarray, dtype: _dt.dtype) -> Tensor:
     """A new CPU tensor owning a C-contiguous copy of `arr`."""
-    arr = np.ascontiguousarray(arr)
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")  # (np.ascontiguousarray would turn a 0-dim array into 1-dim)
     shape = arr.shape
     return Tensor._make(CPUStorage(arr.reshape(-1)), shape, contiguous_strides(shape), 0, dtype, CPU)
 
@@ -154,8 +158,7 @@ def _from_numpy(arr: np.ndarray, dtype: _dt.dtype) -> Tensor:
 @index.impl("CPU")
 def index_cpu(self: Tensor, indices: list) -> Tensor:
     entries = _expand_indices(self, list(indices), True)
-    _broadcast_index_shape(entries, True)
-    _check_bounds(self._size, entries)
+    _check_bounds(self._size, entries, _broadcast_index_shape(entries, True))
     # NumPy's advanced indexing always copies, and places the broadcast dims as PyTorch does
     return _from_numpy(self._numpy_view()[_numpy_key(entries)], self.dtype)
 
@@ -200,7 +203,7 @@ def _overlaps(a: Tensor, b: Tensor) -> bool:
 
 
 def _index_put_checks(self: Tensor, indices: list, values: Tensor, accumulate: bool) -> tuple[list, tuple, bool]:
-    """_index_put_impl_'s checks; returns (entries, indexed result shape, masked_fill case)."""
+    """_index_put_impl_'s checks; returns (entries, broadcast index shape, masked_fill case)."""
     if len(indices) > len(self._size):
         raise IndexError(f"too many indices for tensor of dimension {len(self._size)} (got {len(indices)})")
     if any(s > 1 and st == 0 for s, st in zip(self._size, self._stride)):
@@ -211,7 +214,7 @@ def _index_put_checks(self: Tensor, indices: list, values: Tensor, accumulate: b
     masked_fill = (not accumulate and values.numel() == 1 and values._device.type == "cpu"
                    and sum(t is not None for t in indices) == 1
                    and all(t is None or (_is_mask(t) and t._device == self._device) for t in indices))
-    if _overlaps(self, values):
+    if not masked_fill and _overlaps(self, values):  # masked_fill_ reads the value out first
         raise RuntimeError(
             "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
             "memory location. Please clone() the tensor before performing the operation.")
@@ -235,13 +238,13 @@ def _index_put_checks(self: Tensor, indices: list, values: Tensor, accumulate: b
             raise RuntimeError(
                 f"Index put requires the source and destination dtypes match, got {names[self.dtype._index]} for the "
                 f"destination and {names[values.dtype._index]} for the source.")
-    return entries if with_values else [], shape, masked_fill
+    return (entries if with_values else []), bshape, masked_fill
 
 
 @index_put_.impl("CPU")
 def index_put__cpu(self: Tensor, indices: list, values: Tensor, accumulate: bool = False) -> Tensor:
-    entries, shape, masked_fill = _index_put_checks(self, list(indices), values, accumulate)
-    _check_bounds(self._size, entries)
+    entries, bshape, masked_fill = _index_put_checks(self, list(indices), values, accumulate)
+    _check_bounds(self._size, entries, bshape)
     a = self._numpy_view()
     v = _host(values)
     if masked_fill:  # masked_fill_(mask, value.item()): the value is converted, not checked
@@ -474,12 +477,16 @@ def _getitem(self: Tensor, index: Any) -> Tensor:
     tp = type(index)
     if tp is slice:  # the common x[a:b] goes straight to slice.Tensor
         start, stop, step = index.start, index.stop, index.step
-        if type(start) is not int or type(stop) is not int or step is not None:
+        if step is None and (start is None or type(start) is int) and (stop is None or type(stop) is int):
+            if start is None:
+                start = 0
+            if stop is None:
+                stop = _INT64_MAX
+            step = 1
+        else:
             start, stop, step = _unpack_slice(index)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-        else:
-            step = 1
         op = _slice_handle
         if op is None:
             op = _slice_handle = _op("slice.Tensor")

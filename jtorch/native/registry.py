@@ -77,6 +77,8 @@ _op_cache: dict[str, Any] = {}
 declarations: list[NativeFunction] = []
 by_name: dict[str, NativeFunction] = {}
 dunders: dict[str, str] = {}  # Tensor.__add__ -> the method binding it uses ("add")
+# Tensor.__rsub__ -> the function binding it calls with the operands swapped ("sub"): `2 - t`
+reflected_dunders: dict[str, str] = {}
 
 
 def _variants(spec: str) -> frozenset[str]:
@@ -110,6 +112,13 @@ def declare(
     for d in dunder.split():
         dunders[d] = nf.python_name or parsed.name.name
     return nf
+
+
+def reflect_dunder(dunder: str, python_name: str) -> None:
+    """Bind Tensor.<dunder>(self, other), a reflected operator such as __rsub__ or __rpow__, to the
+    function binding `python_name(other, self)`, a Python number `other` taken as a wrapped number
+    (torch's Tensor.__rsub__ / __rpow__ / __rmod__ ... in torch/_tensor.py)."""
+    reflected_dunders[dunder] = python_name
 
 
 def _needs_backend_select(schema: FunctionSchema) -> bool:
@@ -148,9 +157,11 @@ _FULL_BACKEND_DENSE = _dense_only()
 def _register_inplace_or_view(nf: NativeFunction) -> None:
     """The generated ADInplaceOrView kernel of a mutating operator: run below it, then bump the
     version counter of every argument the schema marks as written (`Tensor(a!)`)."""
-    from ..keyset import after_ADInplaceOrView_keyset
+    from .. import tls as _tls
+    from ..keyset import after_ADInplaceOrView_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
 
     mask = int(after_ADInplaceOrView_keyset)
+    below = int(autograd_dispatch_keyset_with_ADInplaceOrView)
     written = []
     pos = 0
     for a in nf.func.arguments:
@@ -164,7 +175,14 @@ def _register_inplace_or_view(nf: NativeFunction) -> None:
         nonlocal op
         if op is None:
             op = nf.op
-        result = op.redispatch(ks & mask, *args, **kwargs)
+        # As PyTorch's ADInplaceOrView kernels: redispatch under AutoDispatchBelowADInplaceOrView, so
+        # operators the kernel calls do not come back through this key (and bump versions twice).
+        saved = _tls.local.excluded
+        _tls.set_excluded(saved | below)
+        try:
+            result = op.redispatch(ks & mask, *args, **kwargs)
+        finally:
+            _tls.set_excluded(saved)
         for p, name in written:
             t = args[p] if p is not None and p < len(args) else kwargs.get(name)
             if t is not None:

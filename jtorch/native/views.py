@@ -472,11 +472,10 @@ def expand_kernel(self: Tensor, size: Sequence[int], *, implicit: bool = False) 
         raise RuntimeError(
             f"expand({legacy_type_name(self)}{{{_fmt(self._size)}}}, size={_fmt(size)}): the number of sizes provided "
             f"({len(size)}) must be greater or equal to the number of dimensions in the tensor ({len(self._size)})")
-    for s in size:
-        if s < -1 or (s == -1 and not self._size):
-            raise RuntimeError("numel: integer multiplication overflow" if s == -1 else
-                               f"Trying to create tensor with negative dimension {s}: {_fmt(size)}")
     shape, stride = infer_expand_geometry(self._size, self._stride, size)
+    for s in shape:
+        if s < 0:  # a negative size that survived (-2 on a size-1 dim, -1 on a 0-dim tensor)
+            raise RuntimeError("numel: integer multiplication overflow")
     return _view(self, shape, stride, self._offset)
 
 
@@ -569,7 +568,7 @@ def unflatten_kernel(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     except RuntimeError as e:
         if "is invalid for input of size" in str(e):
             raise RuntimeError(
-                f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the size of dim {dim} "
+                f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the size of dim {d} "
                 f"({self._size[d]}) in the input tensor") from None
         raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
     return view.op(self, self._size[:d] + inferred + self._size[d + 1:])

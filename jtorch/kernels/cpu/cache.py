@@ -134,7 +134,7 @@ class _BesideSourceImpl(CompileResultCacheImpl):
 class GuardedFunctionCache(FunctionCache):
     """Numba's FunctionCache, except that unreadable or corrupt files degrade to compiling."""
 
-    _impl_class = _BesideSourceImpl
+    _impl_class = CompileResultCacheImpl  # Numba's locators: beside the file, else ~/.cache
 
     def load_overload(self, sig, target_context):  # type: ignore[override]
         try:
@@ -154,12 +154,26 @@ class GuardedFunctionCache(FunctionCache):
                       f"({type(e).__name__}: {e}); compiling kernels in memory")
 
 
-def enable_cache(dispatcher):
-    """Attach the guarded disk cache to a Numba dispatcher (called by generated modules)."""
-    if _disk_cache:
-        try:
-            dispatcher._cache = GuardedFunctionCache(dispatcher.py_func)
-        except Exception as e:  # no usable locator: the directory went read-only, etc.
-            warn_once(f"jtorch kernel cache unusable for {dispatcher.py_func.__qualname__} "
-                      f"({type(e).__name__}: {e}); compiling kernels in memory")
+class _GeneratedFunctionCache(GuardedFunctionCache):
+    _impl_class = _BesideSourceImpl
+
+
+def _attach(dispatcher, cache_class):
+    try:
+        dispatcher._cache = cache_class(dispatcher.py_func)
+    except Exception as e:  # no usable locator: the directory went read-only, etc.
+        warn_once(f"jtorch kernel cache unusable for {dispatcher.py_func.__qualname__} "
+                  f"({type(e).__name__}: {e}); compiling kernels in memory")
     return dispatcher
+
+
+def enable_cache(dispatcher):
+    """Attach the guarded disk cache, beside the source, to a generated kernel's dispatcher."""
+    if disk_cache_enabled():
+        _attach(dispatcher, _GeneratedFunctionCache)
+    return dispatcher
+
+
+def enable_package_cache(dispatcher):
+    """Guarded disk cache for a hand-written kernel in jtorch's own files (Numba's locators)."""
+    return _attach(dispatcher, GuardedFunctionCache)

@@ -39,6 +39,8 @@ from numba.core.dispatcher import Dispatcher
 from numba.core.extending import _Intrinsic
 from numba.extending import overload
 
+from . import odometer  # noqa: F401  (generated kernels import it; hashed via this module)
+
 _JIT_IMPORT = "__jtorch_jit_import__"
 
 
@@ -201,7 +203,8 @@ class _Collector:
         if fn.__closure__:
             raise TypeError(f"scalar function {fn.__qualname__} must not be a closure")
         src, node = _function_node(fn)
-        if node.name != name:
+        if node.name != name:  # the entry point is bound as _jt_fn; keep its own name too
+            self._bind(node.name, fn)
             src += f"{name} = {node.name}\n"
         for dep in _free_names(node):
             self.add_global(dep, fn.__globals__, fn)
@@ -245,7 +248,9 @@ def prelude(fn: Callable) -> tuple[str, str]:
     col.add_function(fn, "_jt_fn")
     parts = ["import numba as _jt_nb", "import numpy as _jt_np",
              "from jtorch.kernels.cpu.codegen import jit_scalar as _jt_jit_scalar",
-             "from jtorch.kernels.cpu.cache import enable_cache as _jt_cache"]
+             "from jtorch.kernels.cpu.cache import enable_cache as _jt_cache",
+             "from jtorch.kernels.cpu.odometer import start_row as _jt_start_row, "
+             "next_row as _jt_next_row"]
     parts += col.imports.values()
     parts += [f"{k} = {v}" for k, v in col.consts.items()]
     src = "\n".join(parts) + "\n\n" + "\n".join(col.funcs.values())
@@ -270,10 +275,11 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
     Entry points (all module-level, so Numba can cache them):
       contig(start, stop, <operands>, <extras>)                  flat loop over [start, stop)
       contig_par(numel, nchunks, <operands>, <extras>) -> int     prange over chunks
-      strided(start, stop, meta, ndim, <operands>, <extras>)      odometer over [start, stop)
-      strided_par(numel, nchunks, meta, ndim, ...) -> int
+      strided(start, stop, meta, ndim, soff, <operands>, <extras>)  rows over [start, stop)
+      strided_par(numel, nchunks, meta, ndim, soff, ...) -> int
     An array operand is passed as (buffer, offset), a scalar operand as its value.  `meta`
-    is int64 [shape..., strides of array operand 0..., strides of array operand 1...].
+    is the int64 array described in :mod:`odometer`; chunk c keeps its row state at
+    ``soff + c * (number of array operands + ndim)``.
     Parallel entry points return the number of chunks that raised; the caller then reruns
     serially to raise the real exception (exceptions cannot leave a prange body).
     """
@@ -302,38 +308,31 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
         "for i in range(start, stop):",
         "    " + call(lambda k: f"_U(o{k} + i)"),
     ]))
-    # strided: decompose `start` once, then walk rows; the odometer moves row pointers only
-    body = ["n0 = meta[0]"]
+    # strided: position once at `start` (odometer.start_row), then a tight loop per row with
+    # per-operand strides; odometer.next_row moves the row pointers kept in meta[soff:].
+    nops = len(arrays)
+    body = [f"meta[soff + {j}] = o{k}" for j, k in enumerate(arrays)]
+    body += [f"i0 = _jt_start_row(start, meta, ndim, {nops}, soff)",
+             "n0 = meta[0]"]
     body += [f"s{k} = meta[{j + 1} * ndim]" for j, k in enumerate(arrays)]
-    body += [f"p{k} = o{k}" for k in arrays]
-    body += ["cnt = _jt_np.zeros(ndim, _jt_np.int64)",
-             "i0 = start % n0",
-             "rest = start // n0",
-             "for d in range(1, ndim):",
-             "    c = rest % meta[d]",
-             "    rest //= meta[d]",
-             "    cnt[d] = c"]
-    body += [f"    p{k} += c * meta[{j + 1} * ndim + d]" for j, k in enumerate(arrays)]
     body += ["left = stop - start",
-             "while left > 0:",
-             "    m = min(n0 - i0, left)",
+             "while True:"]
+    body += [f"    p{k} = meta[soff + {j}]" for j, k in enumerate(arrays)]
+    body += ["    m = min(n0 - i0, left)",
              "    for i in range(i0, i0 + m):",
              "        " + call(lambda k: f"_U(p{k} + i * s{k})"),
              "    left -= m",
+             "    if left <= 0:",
+             "        break",
              "    i0 = 0",
-             "    d = 1",
-             "    while left > 0 and d < ndim:",
-             "        cnt[d] += 1"]
-    body += [f"        p{k} += meta[{j + 1} * ndim + d]" for j, k in enumerate(arrays)]
-    body += ["        if cnt[d] < meta[d]:",
-             "            break"]
-    body += [f"        p{k} -= meta[d] * meta[{j + 1} * ndim + d]" for j, k in enumerate(arrays)]
-    body += ["        cnt[d] = 0",
-             "        d += 1"]
-    out.append(_decorated(f"def strided(start, stop, meta, ndim, {plist}):", body))
+             f"    _jt_next_row(meta, ndim, {nops}, soff)"]
+    out.append(_decorated(f"def strided(start, stop, meta, ndim, soff, {plist}):", body))
 
     # guarded chunks for prange bodies: an exception inside prange is lost or corrupts state
-    for name, pre in (("contig", ""), ("strided", "meta, ndim, ")):
+    # each strided chunk gets its own state block of nops + ndim slots in meta
+    for name, pre, arg in (("contig", "", ""),
+                           ("strided", "meta, ndim, soff, ",
+                            f"meta, ndim, soff + c * ({nops} + ndim), ")):
         out.append(_decorated(f"def _{name}_guard(start, stop, {pre}{plist}):", [
             "try:",
             f"    {name}(start, stop, {pre}{plist})",
@@ -345,7 +344,7 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
             "err = _jt_np.zeros(nchunks, _jt_np.int64)",
             "for c in _jt_nb.prange(nchunks):",
             f"    err[c] = _{name}_guard(c * numel // nchunks, (c + 1) * numel // nchunks, "
-            f"{pre}{plist})",
+            f"{arg}{plist})",
             "return err.sum()",
         ], parallel=True))
     return "\n\n".join(out)
@@ -364,7 +363,7 @@ def module_source(fn: Callable, is_array: tuple[bool, ...], nextra: int,
            + pre + "\n\n" + loops_source(is_array, nextra))
     h = hashlib.sha256(src.encode())
     h.update(digests.encode())
-    h.update(_file_digest(__file__).encode())
+    h.update(_module_digest(__name__).encode())  # this file, cache.py, odometer.py
     h.update(extra_digest.encode())
     pattern = "".join("a" if a else "s" for a in is_array)
     stem = f"{fn.__name__}_{pattern}{nextra}_{h.hexdigest()[:20]}"

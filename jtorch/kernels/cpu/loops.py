@@ -46,14 +46,9 @@ _kernels: dict[tuple[Callable, int, int], _Kernels] = {}
 _lock = threading.Lock()
 
 
-def _pattern_bits(operands: Sequence[Any]) -> int:
-    bits = 1  # leading 1 so that trailing scalar operands still change the key
-    for op in operands:
-        bits = (bits << 1) | (type(op) is ArrayOperand)
-    return bits
-
-
 def _load(scalar_fn: Callable, bits: int, nextra: int) -> _Kernels:
+    """Generate/import the module for a key.  `bits`: a leading 1, then one bit per operand
+    (1 = array), so that trailing scalar operands still change the key."""
     is_array = tuple(c == "1" for c in bin(bits)[3:])
     with _lock:
         k = _kernels.get((scalar_fn, bits, nextra))
@@ -112,26 +107,31 @@ def launch(scalar_fn: Callable, shape: tuple[int, ...], operands: list,
                 k.contig(0, numel, *args, *extra)  # rerun serially: raises the real error
                 raise _zero_division()
             return
-        meta = _meta(shape, operands)
         nchunks = 1 if numel < GRAIN_SIZE else min(numba.get_num_threads(), -(-numel // GRAIN_SIZE))
+        meta, soff = _meta(shape, operands, nchunks)
         if nchunks <= 1:
-            k.strided(0, numel, meta, ndim, *args, *extra)
-        elif k.strided_par(numel, nchunks, meta, ndim, *args, *extra):
-            k.strided(0, numel, meta, ndim, *args, *extra)
+            k.strided(0, numel, meta, ndim, soff, *args, *extra)
+        elif k.strided_par(numel, nchunks, meta, ndim, soff, *args, *extra):
+            k.strided(0, numel, meta, ndim, soff, *args, *extra)
             raise _zero_division()
     except ZeroDivisionError:
         raise _zero_division() from None
 
 
-def _meta(shape: tuple[int, ...], operands: Sequence[Any]) -> np.ndarray:
-    """int64 [shape..., strides of each array operand...] for the strided kernels."""
+def _meta(shape: tuple[int, ...], operands: Sequence[Any], nchunks: int) -> tuple[np.ndarray, int]:
+    """int64 [shape, strides of each array operand, row state per chunk] (see odometer.py)."""
     flat = list(shape)
+    nops = 0
     for op in operands:
         if type(op) is ArrayOperand:
-            if len(op.strides) != len(shape):
-                raise ValueError(f"operand has {len(op.strides)} strides for {len(shape)} dims")
+            if len(op.strides) != len(shape) or min(op.strides) < 0:
+                raise ValueError(f"strides {op.strides} for shape {shape}: need one stride "
+                                 "per dim, each >= 0")
             flat.extend(op.strides)
-    return np.array(flat, dtype=np.int64)
+            nops += 1
+    soff = len(flat)
+    flat.extend([0] * (nchunks * (nops + len(shape))))
+    return np.array(flat, dtype=np.int64), soff
 
 
 def contiguous_launcher(scalar_fn: Callable, is_array: tuple[bool, ...], nextra: int) -> Callable[..., None]:

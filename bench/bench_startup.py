@@ -1,0 +1,239 @@
+"""Start-up: `import` and the first operator calls in a FRESH Python process.
+
+Each measurement is a new interpreter (``python bench/bench_startup.py --child LIB``) that
+times ``import LIB``, then the first calls of ``a * b + a`` and ``exp(a) - b`` on float32 and
+float64 tensors, each dtype at a small size (1,000 elements: the serial loop) and at a size
+above PyTorch's grain size (131,072 elements: the parallel loop, so starting Numba's thread
+pool is included). Inputs are made before the clock starts; everything after ``import`` that
+the calls trigger (kernel module generation, Numba cache loads or compiles, thread start-up)
+is in "first calls".
+
+jtorch runs against a fresh temporary JTORCH_CACHE_DIR: the first process finds it empty (the
+COLD figure: every kernel compiles), the next ones find it filled (the WARM figure, target
+<= 300 ms with nothing compiled). "Nothing compiled" is checked three ways, per warm process:
+  1. Numba's "numba:compile" event (fired by Dispatcher.compile only when it really compiles,
+     never on a cache load) is recorded in the child: count must be 0;
+  2. every Numba dispatcher in the loaded jtorch kernel modules reports its
+     ``stats.cache_misses`` (must be 0) and ``stats.cache_hits``;
+  3. the cache directory's files (name, size, mtime) are listed before and after the
+     process: no file may appear or change.
+NumPy and torch run the same script (no cache involved) for context.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SIZES = (1000, 131072)
+WARM_RUNS = 5
+TARGET_S = 0.300
+
+
+# ---------------------------------------------------------------------------------------------
+# child: one fresh process
+
+def _child(lib: str) -> dict:
+    t0 = time.perf_counter()
+    if lib == "jtorch":
+        import jtorch as m
+    elif lib == "torch":
+        import torch as m
+        m.set_num_threads(2)
+    else:
+        import numpy as m
+    t_import = time.perf_counter() - t0
+    import numpy as np
+
+    extra_s = 0.0
+    count_compiles = None
+    if lib == "jtorch":
+        # If jtorch did not import Numba itself, the first call would: charge that to the calls.
+        t1 = time.perf_counter()
+        numba_preloaded = "numba" in sys.modules
+        from numba.core import event
+        rec = event.RecordingListener()
+        event.register("numba:compile", rec)
+        extra_s = 0.0 if numba_preloaded else time.perf_counter() - t1
+        count_compiles = lambda: [ev.data["dispatcher"].py_func.__qualname__  # noqa: E731
+                                  for _, ev in rec.buffer if ev.is_start]
+
+    rng = np.random.default_rng(0)
+    inputs = []
+    for dt in (np.float32, np.float64):
+        for n in SIZES:
+            a_np = rng.standard_normal(n).astype(dt)
+            b_np = rng.standard_normal(n).astype(dt)
+            if lib == "jtorch":
+                sys.path.insert(0, HERE)
+                from bench_elementwise import to_jtorch
+                a, b = to_jtorch(a_np), to_jtorch(b_np)
+            elif lib == "torch":
+                a, b = m.from_numpy(a_np), m.from_numpy(b_np)
+            else:
+                a, b = a_np, b_np
+            inputs.append((f"{np.dtype(dt).name}[{n}]", a, b, a_np, b_np))
+
+    exp = m.exp
+    steps = {}
+    results = []
+    t_calls = time.perf_counter()
+    for name, a, b, _, _ in inputs:
+        t = time.perf_counter()
+        r1 = a * b + a
+        r2 = exp(a) - b
+        steps[name] = time.perf_counter() - t
+        results.append((r1, r2))
+    first_calls = time.perf_counter() - t_calls + extra_s
+
+    for (name, _, _, a_np, b_np), (r1, r2) in zip(inputs, results):  # the work was real
+        got1, got2 = (np.asarray(r) if lib != "jtorch" else r._numpy_view() for r in (r1, r2))
+        tol = 1e-5 if a_np.dtype == np.float32 else 1e-12
+        if not (np.allclose(got1, a_np * b_np + a_np, rtol=tol) and
+                np.allclose(got2, np.exp(a_np) - b_np, rtol=tol, atol=tol)):
+            raise AssertionError(f"{lib}: wrong result for {name}")
+
+    out: dict[str, Any] = {"import_s": t_import, "first_calls_s": first_calls, "steps_s": steps}
+    if lib == "jtorch":
+        from numba.core.dispatcher import Dispatcher
+        hits = misses = 0
+        kernels = []
+        for modname, mod in list(sys.modules.items()):
+            if not (modname.startswith("jtorch") and mod is not None):
+                continue
+            for obj in vars(mod).values():
+                if isinstance(obj, Dispatcher) and obj.py_func.__module__ == modname:
+                    st = obj.stats
+                    h, mi = sum(st.cache_hits.values()), sum(st.cache_misses.values())
+                    hits, misses = hits + h, misses + mi
+                    if h or mi:
+                        kernels.append(f"{modname.rsplit('.', 1)[-1]}.{obj.py_func.__name__}")
+        out.update(compiled=count_compiles(), cache_hits=hits, cache_misses=misses,
+                   kernels_loaded=len(kernels), numba_imported_by_jtorch=numba_preloaded)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# parent
+
+def _listing(root: str) -> dict[str, tuple[int, int]]:
+    files = {}
+    for d, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(d, n)
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            files[os.path.relpath(p, root)] = (st.st_size, st.st_mtime_ns)
+    return files
+
+
+def _spawn(lib: str, env: dict | None = None) -> dict:
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", lib],
+                          capture_output=True, text=True, env=env, timeout=600)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
+        raise RuntimeError(f"{lib} child failed: {tail[0]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _stats(xs: list[float]) -> dict:
+    s = sorted(xs)
+    return {"median_s": s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2,
+            "min_s": s[0], "rounds": len(s)}
+
+
+def _row(name: str, cells: dict[str, dict | None], **kw: Any) -> dict:
+    row = {"name": name, "group": "startup", "kind": "time", "better": "lower",
+           "jtorch": cells.get("jtorch"), "numpy": cells.get("numpy"), "torch": cells.get("torch"),
+           "ratio": None, "ratio_vs": "torch", "vs_torch": None, "target": None, "status": "report"}
+    jt, th = cells.get("jtorch"), cells.get("torch")
+    if jt and th:
+        row["ratio"] = row["vs_torch"] = jt["median_s"] / th["median_s"]
+    row.update(kw)
+    return row
+
+
+def run() -> dict:
+    runs: dict[str, list[dict]] = {}
+    notes: list[str] = []
+    for lib in ("numpy", "torch"):
+        try:
+            runs[lib] = [_spawn(lib) for _ in range(3)]
+        except Exception as e:
+            notes.append(f"{lib} skipped: {e}")
+
+    cache = tempfile.mkdtemp(prefix="jtorch-bench-cache-")
+    env = dict(os.environ, JTORCH_CACHE_DIR=cache)
+    try:
+        try:
+            cold = _spawn("jtorch", env)
+        except RuntimeError as e:  # an operator still missing: say so, keep the context rows
+            return {"rows": [_row(n, {}, status="SKIP", reason=str(e)) for n in
+                             ("import (fresh process)", "first calls, warm cache", "first calls, cold cache")],
+                    "notes": notes}
+        n_files = len(_listing(cache))
+        warm, changed = [], []
+        for _ in range(WARM_RUNS):
+            before = _listing(cache)
+            r = _spawn("jtorch", env)
+            after = _listing(cache)
+            changed.append(sorted(p for p in after if before.get(p) != after[p]))
+            warm.append(r)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+    def cells(key: str, jt: list[dict]) -> dict:
+        c = {lib: _stats([r[key] for r in rs]) for lib, rs in runs.items()}
+        c["jtorch"] = _stats([r[key] for r in jt])
+        return c
+
+    compiled = sorted({q for r in warm for q in r["compiled"]})
+    misses = sum(r["cache_misses"] for r in warm)
+    new_files = sorted({p for ch in changed for p in ch})
+    nothing = not compiled and not misses and not new_files
+    first = cells("first_calls_s", warm)
+    ok = first["jtorch"]["median_s"] <= TARGET_S and nothing
+    reason = None if nothing else (
+        f"compiled in a warm process: {compiled or '-'}; cache misses {misses}; "
+        f"cache files added/changed: {new_files[:4] or '-'}")
+    steps = {k: round(sum(r["steps_s"][k] for r in warm) / len(warm) * 1e3, 1) for k in warm[0]["steps_s"]}
+    rows = [
+        _row("import (fresh process)", cells("import_s", warm)),
+        _row("first calls, warm cache", first, status="PASS" if ok else "MISS",
+             target={"op": "<=", "value": TARGET_S, "absolute": True,
+                     "text": f"<= {TARGET_S * 1e3:.0f} ms, 0 compiled"},
+             compiles=len(compiled), cache_misses=misses, files_added_or_changed=len(new_files),
+             cache_hits_per_process=warm[0]["cache_hits"], steps_ms_mean=steps,
+             **({"reason": reason} if reason else {})),
+        _row("first calls, cold cache", {"jtorch": _stats([cold["first_calls_s"]]),
+                                          **{k: v for k, v in first.items() if k != "jtorch"}},
+             compiles=len(cold["compiled"]), cache_files_written=n_files),
+    ]
+    notes.append(
+        f"first calls = a*b+a and exp(a)-b on float32/float64 at {SIZES} elements "
+        f"({4 * len(SIZES)} kernel launches per dtype); warm over {WARM_RUNS} fresh processes "
+        f"(mean ms per input: {steps})")
+    notes.append(
+        f"nothing compiled (warm): numba:compile events {len(compiled)}, dispatcher cache_misses "
+        f"{misses}, cache_hits {warm[0]['cache_hits']} per process over {warm[0]['kernels_loaded']} "
+        f"entry points, cache files added/changed {len(new_files)} (of {n_files} written cold)")
+    notes.append(f"cold: {len(cold['compiled'])} Numba compilations, {n_files} cache files written, "
+                 f"first calls {cold['first_calls_s']:.2f} s, import {cold['import_s'] * 1e3:.0f} ms")
+    return {"rows": rows, "notes": notes}
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--child":
+        print(json.dumps(_child(sys.argv[2])))
+    else:
+        sys.path.insert(0, HERE)
+        import run_all
+        run_all.main(["--only", "startup"])
