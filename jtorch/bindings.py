@@ -233,8 +233,12 @@ def _int(x: Any, param: str) -> int:
 
 
 def _int_list(x: Any, size: int | None, param: str) -> tuple[int, ...]:
-    if isinstance(x, tuple) and all(type(v) is int for v in x):
-        return x
+    if type(x) is tuple or type(x) is list:
+        for v in x:
+            if type(v) is not int:
+                break
+        else:
+            return tuple(x) if type(x) is list else x
     if not isinstance(x, (list, tuple)):
         # one int-like stands for int[N] filled with it, or a 1-element size (torch.empty(np.int64(3)))
         if size is not None or (hasattr(x, "__index__") and getattr(x, "ndim", 0) == 0):

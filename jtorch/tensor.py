@@ -51,10 +51,10 @@ def contiguous_strides(size: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _is_contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    if 0 in size:  # no elements: contiguous whatever the strides, as in torch
+        return True
     expected = 1
     for s, st in zip(reversed(size), reversed(stride)):
-        if s == 0:
-            return True
         if s != 1 and st != expected:
             return False
         expected *= s

@@ -268,15 +268,37 @@ def _storage_numel(size: tuple[int, ...], stride: tuple[int, ...]) -> int:
 @empty.impl("CPU", "Meta")
 def empty_kernel(size: tuple, *, dtype: Any = None, layout: Any = None, device: Any = None,
                  pin_memory: Any = None, memory_format: Any = None) -> Tensor:
-    size = tuple(size)
-    check_size_nonnegative(size)
+    if type(size) is not tuple:
+        size = tuple(size)
+    numel = 1
+    for s in size:
+        if s < 0:
+            check_size_nonnegative(size)
+        numel *= s
     dtype = dtype or _dt.get_default_dtype()
-    dev = as_device(device)
-    mf = as_memory_format(memory_format)
-    if mf is preserve_format:
-        raise RuntimeError("unsupported memory format Preserve")
-    stride = _channels_last_strides(size) if mf is channels_last else contiguous_strides(size)
-    return Tensor._make(new_storage(math.prod(size), dtype, dev), size, stride, 0, dtype, dev)
+    dev = CPU if device is None else as_device(device)
+    if memory_format is None:
+        stride = _contiguous_strides(size)
+    else:
+        mf = as_memory_format(memory_format)
+        if mf is preserve_format:
+            raise RuntimeError("unsupported memory format Preserve")
+        stride = _channels_last_strides(size) if mf is channels_last else _contiguous_strides(size)
+    storage = CPUStorage(np.empty(numel, dtype.numpy)) if dev is CPU else new_storage(numel, dtype, dev)
+    return Tensor._make(storage, size, stride, 0, dtype, dev)
+
+
+_STRIDES: dict[tuple, tuple] = {}
+
+
+def _contiguous_strides(size: tuple) -> tuple:
+    """contiguous_strides, memoised: allocation is on the hot path of every functional operator."""
+    st = _STRIDES.get(size)
+    if st is None:
+        st = contiguous_strides(size)
+        if len(_STRIDES) < 4096:
+            _STRIDES[size] = st
+    return st
 
 
 @empty_strided.impl("CPU", "Meta")

@@ -138,7 +138,7 @@ def _backend_select_kernel(nf: NativeFunction) -> Callable:
         nonlocal op
         if op is None:
             op = nf.op
-        d = kwargs.get("device")
+        d = kwargs.get("device") if kwargs else None
         dev = d if type(d) is device else as_device(d)
         return op.redispatch(dev._key_set & _FULL_BACKEND_DENSE, *args, **kwargs)
 

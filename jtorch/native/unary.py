@@ -135,8 +135,8 @@ def _set_variants(nf: NativeFunction | None, variants: str) -> None:
         object.__setattr__(nf, "variants", frozenset(v.strip() for v in variants.split(",") if v.strip()))
 
 
-def unary(name: str, config: "TensorIteratorConfig | Callable[[dict], TensorIteratorConfig]", scalar: Callable | None = None, *,
-          inplace_variants: str = "function, method", **kw: Any) -> StructuredFamily:
+def unary(name: str, config: "TensorIteratorConfig | Callable[[dict], TensorIteratorConfig]",
+          scalar: Callable | None = None, *, inplace_variants: str = "function, method", **kw: Any) -> StructuredFamily:
     """The three overloads of a plain unary operator, `name`, `name_` and `name.out`, verbatim
     from native_functions.yaml."""
     fam = elementwise(f"{name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
