@@ -67,13 +67,7 @@ class OpOverloadPacket:
         self.__name__ = name
 
     def overloads(self) -> list[str]:
-        prefix = f"{self._ns}::{self._name}"
-        names = []
-        for full in singleton.all_op_names():
-            base, _, ov = full.partition(".")
-            if base == prefix:
-                names.append(ov or "default")
-        return names
+        return [ov or "default" for ov in singleton.overload_names(f"{self._ns}::{self._name}")]
 
     def __getattr__(self, overload: str) -> OpOverload:
         if overload.startswith("__"):
@@ -123,8 +117,7 @@ class _OpNamespace:
         p = self._packets.get(name)
         if p is not None:
             return p
-        prefix = f"{self.name}::{name}"
-        if not any(n == prefix or n.startswith(prefix + ".") for n in singleton.all_op_names()):
+        if not singleton.overload_names(f"{self.name}::{name}"):
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{name}'")
         p = self._packets[name] = OpOverloadPacket(self.name, name)
         return p

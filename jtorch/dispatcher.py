@@ -147,9 +147,16 @@ def make_extractor(schema: FunctionSchema) -> Callable[[tuple, dict], int]:
             guard = "if x is not None: " if kind == "optlist" else ""
             lines += [f"    for x in {get}:", f"        {guard}ks |= x._key_set"]
     lines.append("    return ks")
-    ns: dict[str, Any] = {}
-    exec(compile("\n".join(lines), f"<extractor {schema.name}>", "exec"), ns)
-    return ns["extract"]
+    src = "\n".join(lines)
+    fn = _extractors.get(src)
+    if fn is None:  # many operators share a layout of tensor arguments: compile each layout once
+        ns: dict[str, Any] = {}
+        exec(compile(src, "<extractor>", "exec"), ns)
+        fn = _extractors[src] = ns["extract"]
+    return fn
+
+
+_extractors: dict[str, Callable[[tuple, dict], int]] = {}
 
 
 def _no_schema_extractor(args: tuple, kwargs: dict) -> int:
@@ -341,6 +348,7 @@ class Dispatcher:
         self.operators: dict[str, OperatorEntry] = {}
         self.backend_fallbacks: list[AnnotatedKernel | None] = [None] * NUM_RUNTIME_ENTRIES
         self.libraries: dict[str, str] = {}  # namespace -> debug of its DEF library
+        self.packets: dict[str, dict[str, None]] = {}  # 'ns::name' -> its defined overload names
         self.lock = threading.RLock()
 
     # -- lookup --
@@ -364,6 +372,11 @@ class Dispatcher:
             e.update_all(self)
             self.operators[key] = e
         return e
+
+    def overload_names(self, packet: str) -> list[str]:
+        """Defined overloads of 'ns::name' ('' for the default overload), in definition order."""
+        with self.lock:
+            return list(self.packets.get(packet, ()))
 
     def all_op_names(self) -> list[str]:
         with self.lock:  # other threads may be registering operators right now
@@ -400,11 +413,17 @@ class Dispatcher:
                 )
             e.schema, e.schema_debug = schema, debug
             e.extract = make_extractor(schema)
+            packet = self.packets.setdefault(f"{schema.name.namespace}::{schema.name.name}", {})
+            packet[schema.name.overload_name] = None
 
         def undo() -> None:
             with self.lock:
                 e.schema, e.schema_debug = None, ""
                 e.extract = _no_schema_extractor
+                key = f"{schema.name.namespace}::{schema.name.name}"
+                self.packets.get(key, {}).pop(schema.name.overload_name, None)
+                if not self.packets.get(key, True):
+                    del self.packets[key]
                 self._forget_if_unused(e)
 
         return undo

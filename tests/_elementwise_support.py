@@ -40,9 +40,10 @@ def compute_dtype(d: np.dtype) -> np.dtype:
 
 # ---- values ---------------------------------------------------------------------------------------------
 def random_values(rng: np.random.Generator, dtype: np.dtype, shape: tuple, *, low: float = -20, high: float = 20,
-                  nonzero: bool = False, specials: bool = False) -> np.ndarray:
+                  nonzero: "bool | str" = False, specials: bool = False) -> np.ndarray:
     """Values of `dtype` in [low, high] (integers; [0, high] for uint8), floats with a fractional part
-    and, with `specials`, some NaN, +-inf and signed zeros."""
+    and, with `specials`, some NaN, +-inf and signed zeros. `nonzero` replaces zeros by ones (only
+    in integer and bool dtypes when it is "integral": integer division by zero raises)."""
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         a = rng.integers(0, 2, shape).astype(bool)
@@ -60,22 +61,26 @@ def random_values(rng: np.random.Generator, dtype: np.dtype, shape: tuple, *, lo
         if specials and x.size:
             pick = rng.integers(0, 8, shape)
             x = np.where(pick == 0, rng.choice(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], real), shape), x)
-        if nonzero:
+        if nonzero is True:
             x[x == 0] = 1
         return x
 
-    if dtype.kind == "c":
-        return (part() + 1j * part()).astype(dtype)
-    return part().astype(dtype)
+    with np.errstate(all="ignore"):  # inf * 1j
+        return (part() + 1j * part()).astype(dtype) if dtype.kind == "c" else part().astype(dtype)
 
 
 # ---- tensors of any layout ---------------------------------------------------------------------------
+def _c_array(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous copy (np.ascontiguousarray would turn a 0-dim array into a 1-dim one)."""
+    return np.array(a, order="C", copy=True)
+
+
 def tensor(values: np.ndarray, layout: str = "contiguous") -> tuple[jtorch.Tensor, np.ndarray]:
     """A jtorch tensor holding `values` in `layout`, and the values it holds (an expanded tensor
     repeats its first slice along the expanded dimension, so its values differ from the input)."""
     a = np.asarray(values)
     if layout == "transposed" and a.ndim >= 2:
-        t = jtorch.from_numpy(np.ascontiguousarray(np.swapaxes(a, -1, -2)).copy()).transpose(-1, -2)
+        t = jtorch.from_numpy(_c_array(np.swapaxes(a, -1, -2))).transpose(-1, -2)
         return t, a
     if layout == "strided" and a.ndim >= 1 and a.size:
         # every other element of a larger buffer, starting one element in
@@ -87,9 +92,9 @@ def tensor(values: np.ndarray, layout: str = "contiguous") -> tuple[jtorch.Tenso
         dims = [d for d, s in enumerate(a.shape) if s > 1]
         if dims:
             d = dims[0]
-            first = np.ascontiguousarray(np.take(a, [0], axis=d))
+            first = _c_array(np.take(a, [0], axis=d))
             return jtorch.from_numpy(first.copy()).expand(*a.shape), np.broadcast_to(first, a.shape).copy()
-    return jtorch.from_numpy(np.ascontiguousarray(a).copy()), a
+    return jtorch.from_numpy(_c_array(a)), a
 
 
 def to_numpy(t: jtorch.Tensor) -> np.ndarray:
@@ -174,15 +179,36 @@ def ref_clamp(a: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
 
 @dataclass
 class Case:
-    """One operator as the property tests see it."""
+    """One operator as the property tests see it: `fn(*tensors, *args, **kwargs)` on jtorch or torch
+    (and `fn_` as a method for the in-place variant), its NumPy reference on arrays in the compute
+    dtype, the dtypes its kernel takes and how its result dtype follows (TensorIterator flavour:
+    binary, float (integers compute in the default float dtype), compare (bool results), same (all
+    inputs of one dtype))."""
 
     name: str
-    call: Callable[..., jtorch.Tensor]          # call(jtorch, *tensors)
-    ref: Callable[..., np.ndarray]               # ref(*arrays in the compute dtype)
+    ref: Callable[..., np.ndarray]
+    fn: str = ""
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
     dtypes: Sequence[np.dtype] = ALL
-    flavour: str = "binary"                      # binary | float | compare | same
+    flavour: str = "binary"
     arity: int = 2
-    value_kw: dict = field(default_factory=dict)  # random_values arguments per input: {index: {...}}
+    values: dict = field(default_factory=dict)  # random_values arguments: {input index or "all": {...}}
+    has_inplace: bool = True
+    mixed: bool = True                           # inputs may differ in dtype
+    exact_out: bool = False                      # out= must have the result dtype (no cast)
+
+    def __post_init__(self) -> None:
+        self.fn = self.fn or self.name
+
+    def call(self, m: Any, *tensors: Any, **kw: Any) -> Any:
+        return getattr(m, self.fn)(*tensors, *self.args, **self.kwargs, **kw)
+
+    @property
+    def inplace(self) -> Callable | None:
+        if not self.has_inplace:
+            return None
+        return lambda self_, *rest: getattr(self_, self.fn + "_")(*rest, *self.args, **self.kwargs)
 
     def __repr__(self) -> str:
         return self.name
@@ -209,3 +235,112 @@ def reference(case: Case, arrays: Sequence[np.ndarray], common: jtorch.dtype) ->
         warnings.simplefilter("ignore")
         r = case.ref(*[np.asarray(a).astype(cd) for a in arrays])
     return np.asarray(r).astype(ndtype(result_dtype(case.flavour, common)))
+
+
+# ---- the property checks both test files run per operator ------------------------------------------
+def optional_torch() -> Any:
+    try:
+        import torch
+    except ImportError:  # torch is an optional oracle
+        return None
+    return torch
+
+
+def draw_inputs(data: Any, case: Case, *, result_layouts: bool = True) -> tuple[list, list, tuple]:
+    """Tensors (random dtypes from the case's, mostly one dtype; random layouts) and their values."""
+    input_shapes, result_shape = data.draw(shapes(case.arity), label="shapes")
+    d0 = data.draw(st.sampled_from(list(case.dtypes)), label="dtype")
+    dts = [d0] * case.arity
+    if case.mixed and case.arity > 1 and data.draw(st.integers(0, 3), label="mix") == 0:
+        dts[data.draw(st.integers(0, case.arity - 1), label="which")] = data.draw(
+            st.sampled_from(list(case.dtypes)), label="other dtype")
+    rng = np.random.default_rng(data.draw(seeds, label="seed"))
+    tensors, arrays = [], []
+    for i, (shape, d) in enumerate(zip(input_shapes, dts)):
+        values = random_values(rng, d, shape, **case.values.get(i, case.values.get("all", {})))
+        t, v = tensor(values, data.draw(layouts, label=f"layout {i}"))
+        tensors.append(t)
+        arrays.append(v)
+    if ndtype(common_dtype(case.flavour, tensors)) not in case.dtypes:  # a mix the kernel has no case for
+        tensors = [tensor(a.astype(d0))[0] for a in arrays]
+        arrays = [a.astype(d0) for a in arrays]
+    return tensors, arrays, result_shape
+
+
+def check_against_numpy(case: Case, data: Any) -> None:
+    """The functional variant: result dtype by PyTorch's rules, values by the NumPy reference (and by
+    torch itself when it is installed)."""
+    tensors, arrays, result_shape = draw_inputs(data, case)
+    common = common_dtype(case.flavour, tensors)
+    result = case.call(jtorch, *tensors)
+    assert result.dtype is result_dtype(case.flavour, common), (result.dtype, common)
+    assert tuple(result.shape) == tuple(result_shape)
+    actual = to_numpy(result)
+    assert_close(actual, reference(case, arrays, common), case)
+    torch = optional_torch()
+    if torch is not None:
+        expected = case.call(torch, *[torch.from_numpy(_c_array(a)) for a in arrays])
+        assert_close(actual, expected.numpy(), ("torch", case))
+
+
+def check_out_and_inplace(case: Case, data: Any) -> None:
+    """out= of another dtype the result casts to safely (and of the wrong shape: PyTorch's
+    resize warning), and the in-place variant where self has the broadcast shape."""
+    tensors, arrays, result_shape = draw_inputs(data, case)
+    common = common_dtype(case.flavour, tensors)
+    rdt = result_dtype(case.flavour, common)
+    expected = reference(case, arrays, common)
+    out_dts = [ndtype(rdt)] if case.exact_out else [d for d in ALL if jtorch.can_cast(rdt, jdtype(d))]
+    out_dt = data.draw(st.sampled_from(out_dts), label="out dtype")
+    wrong_shape = data.draw(st.booleans(), label="wrong out shape")
+    out = jtorch.empty((3, 5) if wrong_shape else tuple(result_shape), dtype=jdtype(out_dt))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = case.call(jtorch, *tensors, out=out)
+    assert r is out and tuple(out.shape) == tuple(result_shape)
+    resized = [x for x in w if "was resized since it had shape [3, 5]" in str(x.message)]
+    assert len(resized) == (1 if wrong_shape and tuple(result_shape) != (3, 5) else 0)
+    with np_errstate(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_close(to_numpy(out), expected.astype(out_dt), (case, "out"))
+    if case.inplace is None or tuple(arrays[0].shape) != tuple(result_shape) or tensors[0].stride().count(0):
+        return
+    self = tensors[0]
+    if not jtorch.can_cast(rdt, self.dtype):
+        with _raises(RuntimeError, f"result type {_NAME[common]} can't be cast to the desired output type "
+                                   f"{_NAME[self.dtype]}"):
+            case.inplace(self, *tensors[1:])
+        return
+    v = self._version
+    r = case.inplace(self, *tensors[1:])
+    assert r is self and self._version == v + 1
+    with np_errstate(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_close(to_numpy(self), expected.astype(ndtype(self.dtype)), (case, "in-place"))
+
+
+def check_meta(case: Case, data: Any) -> None:
+    tensors, arrays, result_shape = draw_inputs(data, case)
+    meta = [jtorch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta") for t in tensors]
+    r = case.call(jtorch, *meta)
+    assert r.device.type == "meta" and tuple(r.shape) == tuple(result_shape)
+    assert r.dtype is result_dtype(case.flavour, common_dtype(case.flavour, tensors))
+
+
+_NAME = {jdtype(d): n for d, n in zip(ALL, ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "Float",
+                                             "Double", "ComplexFloat", "ComplexDouble"))}
+
+
+class _raises:
+    """pytest.raises with an exact message."""
+
+    def __init__(self, exc: type, message: str) -> None:
+        self.exc, self.message = exc, message
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, et: Any, e: Any, tb: Any) -> bool:
+        assert et is not None, f"did not raise {self.exc.__name__}: {self.message}"
+        assert issubclass(et, self.exc) and str(e) == self.message, (et, str(e), self.message)
+        return True

@@ -62,6 +62,12 @@ def power(a, b):
 
 
 @jit_import
+def true_div(a, b):
+    """a / b; complex division as c10::complex (NumPy's algorithm: no ZeroDivisionError, inf/nan)."""
+    return a / b
+
+
+@jit_import
 def one_like(x):
     """1 in x's type."""
     return type(x)(1)
@@ -184,6 +190,31 @@ def _power_float(a, b):
         return lambda a, b: a ** b
 
 
+@overload(true_div, jit_options=_NUMPY_MODEL, strict=False)
+def _true_div(a, b):
+    if isinstance(a, types.Complex) and isinstance(b, types.Complex):
+        ctype = np.dtype(str(a)).type
+        zero = _const(a.underlying_float, 0)
+        one = _const(a.underlying_float, 1)
+
+        def impl(a, b):
+            re, im, c, d = a.real, a.imag, b.real, b.imag
+            abs_c, abs_d = abs(c), abs(d)
+            if abs_c >= abs_d:
+                if abs_c == zero and abs_d == zero:  # a complex inf or nan
+                    return ctype(complex(re / abs_c, im / abs_d))
+                rat = d / c
+                scl = one / (c + d * rat)
+                return ctype(complex((re + im * rat) * scl, (im - re * rat) * scl))
+            rat = c / d
+            scl = one / (d + c * rat)
+            return ctype(complex((re * rat + im) * scl, (im * rat - re) * scl))
+
+        return impl
+    if not isinstance(a, types.Complex) and not isinstance(b, types.Complex):
+        return lambda a, b: a / b
+
+
 @overload(one_like, jit_options=_NUMPY_MODEL)
 def _one_like(x):
     one = _const(x, 1)
@@ -204,7 +235,7 @@ def mul(self, other):
 
 
 def div(self, other):
-    return self / other
+    return true_div(self, other)
 
 
 def div_trunc(self, other):
@@ -244,7 +275,7 @@ def pow_three(self):
 
 
 def pow_reciprocal(self):
-    return one_like(self) / self
+    return true_div(one_like(self), self)
 
 
 def pow_sqrt(self):
@@ -271,7 +302,7 @@ def addcmul(self, tensor1, tensor2, value):
 
 
 def addcdiv(self, tensor1, tensor2, value):
-    return self + value * tensor1 / tensor2
+    return self + true_div(value * tensor1, tensor2)
 
 
 # ---- maximum and minimum: NaN propagates; fmax and fmin: NaN is ignored --------------------------

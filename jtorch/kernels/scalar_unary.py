@@ -21,7 +21,6 @@ from .cpu import fastmath
 from .cpu.codegen import jit_import
 
 _NUMPY_MODEL = {"error_model": "numpy"}
-_LN2 = 0.6931471805599453
 _SQRT1_2 = 0.7071067811865476                 # M_SQRT1_2
 _SQRT_2_OVER_PI = 0.7978845608028654          # M_SQRT2 * M_2_SQRTPI * 0.5
 _GELU_TANH_C = 0.044715

@@ -111,8 +111,7 @@ def _composite(schema: str, variants: str = "function", numbers_as_tensors: bool
     return register
 
 
-def _alias(family: StructuredFamily, name: str, *, inplace_variants: str = "method",
-           mode_suffix: str = "") -> None:
+def _alias(family: StructuredFamily, name: str, *, inplace_variants: str = "method") -> None:
     """PyTorch's aliases (subtract, multiply, greater, arctan2, clip, ...): the same schemas under
     another name, CompositeImplicitAutograd kernels that call the aliased operator."""
     for nf, variants in ((family.out, "function"), (family.functional, None), (family.inplace, inplace_variants)):

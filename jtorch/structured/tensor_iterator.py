@@ -104,6 +104,8 @@ def _shape_str(s: tuple) -> str:
 
 # ---- memory overlap (at::assert_no_internal_overlap / assert_no_partial_overlap) -------------------
 def _has_internal_overlap(t: Tensor) -> bool:
+    if 0 in t._size:  # no elements, nothing can overlap
+        return False
     for s, st in zip(t._size, t._stride):
         if s > 1 and st == 0:
             return True
@@ -422,15 +424,19 @@ class TensorIterator:
         """A caller's output of another dtype than the kernel writes gets a temporary with its strides
         (cast_common_dtype_to_outputs); finish() copies it back."""
         want = self._kernel_out_dtype()
+        half = self.out_dtype is _dt.float16
         for o in ops[:nout]:
-            if o.tensor is o.original and o.tensor.dtype is not want:
+            if o.tensor is o.original and (o.tensor.dtype is not want or (half and o.tensor.dtype is not _dt.float16)):
                 o.tensor = _empty_like_strided(o.original, want)
 
     def finish(self) -> None:
         """Copy temporaries back into the user's outputs (cast_common_dtype_to_outputs)."""
         for o in self.operands[: self.num_outputs]:
             if o.tensor is not o.original:
-                _copy_into(o.original, o.tensor)
+                t = o.tensor
+                if self.out_dtype is _dt.float16 and t.dtype is not _dt.float16 and o.original.dtype is not _dt.float16:
+                    t = _cast(t, _dt.float16)  # a float16 result, computed in float32, is rounded before the cast
+                _copy_into(o.original, t)
 
     def numel(self) -> int:
         n = 1
@@ -476,6 +482,12 @@ def _read_scalar(t: Tensor) -> Any:
 
 def _cast(t: Tensor, dtype: _dt.dtype) -> Tensor:
     """t converted to dtype, keeping its layout (a temporary input of the common dtype)."""
+    if any(st == 0 and s > 1 for s, st in zip(t._size, t._stride)):
+        # an expanded input: convert its distinct elements only, and expand the result the same way
+        distinct = tuple(1 if st == 0 else s for s, st in zip(t._size, t._stride))
+        small = _cast(Tensor._make(t._storage, distinct, t._stride, t._offset, t.dtype, t._device), dtype)
+        stride = tuple(0 if st == 0 else ost for st, ost in zip(t._stride, small._stride))
+        return Tensor._make(small._storage, t._size, stride, small._offset, dtype, small._device)
     out = _empty_like_strided(t, dtype)
     _copy_into(out, t)
     return out
