@@ -2,9 +2,9 @@
 TensorFactories.cpp:clone), plus the layout helpers they share with the conversions
 (is_non_overlapping_and_dense, suggest_memory_format, memory overlap, Scalar conversion checks).
 
-The CPU copy runs the Numba kernel `jtorch.kernels.cpu.copy.copy`; the loop shape for it
-(broadcast, dimension order, coalescing) is computed by `_copy_loop_plan`, a stand-in for
-TensorIterator that is isolated so the real one can replace it.
+The CPU copy runs the Numba kernel `jtorch.kernels.cpu.copy.copy`; its loop shape (broadcast,
+dimension order, coalescing) comes from `_copy_loop_plan`, which uses the TensorIterator's own
+reorder_dimensions and coalesce_dimensions.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._enums import as_memory_format, channels_last, contiguous_format, preserve_format
 from ..storage import CPUStorage
+from ..structured.tensor_iterator import coalesce_dimensions, reorder_dimensions
 from ..tensor import Tensor, contiguous_strides
 from ..tls import AutoDispatchBelowADInplaceOrView
 from .factories import empty, empty_strided
@@ -243,7 +244,7 @@ def _may_overlap(a: Tensor, b: Tensor) -> bool:
     return alo <= bhi and blo <= ahi
 
 
-# ---- the loop plan (TensorIterator's reorder_dimensions + coalesce_dimensions, for copy) -------------
+# ---- the loop plan (TensorIterator's reorder_dimensions + coalesce_dimensions) --------------------
 def _copy_loop_plan(shape: tuple[int, ...], dst_stride: tuple[int, ...], src_size: tuple[int, ...],
                     src_stride: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """Shape and element strides for `copy(dst, src, shape)`: src broadcast to `shape` (stride 0
@@ -254,52 +255,11 @@ def _copy_loop_plan(shape: tuple[int, ...], dst_stride: tuple[int, ...], src_siz
     for i in range(len(src_size)):
         if src_size[i] != 1 or shape[lead + i] == 1:
             sst[lead + i] = src_stride[i]
-    ops = (dst_stride, sst)
-
-    # reorder: insertion sort, smaller strides first; a broadcast (0) stride defers to the next operand
-    perm = list(range(n - 1, -1, -1))
-
-    def should_swap(d0: int, d1: int) -> int:
-        for st in ops:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, n):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    sh = [shape[d] for d in perm]
+    perm = reorder_dimensions(shape, [list(dst_stride), sst])
     a = [dst_stride[d] for d in perm]
     b = [sst[d] for d in perm]
-
-    # coalesce adjacent dimensions that walk memory as one
-    if n > 1:
-        prev = 0
-        for d in range(1, n):
-            s0, s1 = sh[prev], sh[d]
-            if s0 == 1 or s1 == 1 or (s0 * a[prev] == a[d] and s0 * b[prev] == b[d]):
-                if s0 == 1:
-                    a[prev], b[prev] = a[d], b[d]
-                sh[prev] = s0 * s1
-            else:
-                prev += 1
-                if prev != d:
-                    a[prev], b[prev], sh[prev] = a[d], b[d], sh[d]
-        del sh[prev + 1:], a[prev + 1:], b[prev + 1:]
-    return tuple(sh), tuple(a), tuple(b)
+    sh = coalesce_dimensions(tuple(shape[d] for d in perm), [a, b])
+    return sh, tuple(a), tuple(b)
 
 
 # ---- copy_ ------------------------------------------------------------------------------------------

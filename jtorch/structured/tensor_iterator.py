@@ -102,6 +102,67 @@ def _shape_str(s: tuple) -> str:
     return "[" + ", ".join(str(x) for x in s) + "]"
 
 
+# ---- dimension order and coalescing: pure functions on shapes and element strides ---------------
+def reorder_dimensions(shape: tuple, strides: list[list[int]]) -> list[int]:
+    """TensorIteratorBase::reorder_dimensions: the permutation putting the fastest dimension first.
+
+    Insertion sort over dimensions; an operand with a 0 (broadcast) stride defers to the next
+    operand; equal strides put the smaller dimension first; ambiguous pairs keep their order.
+    """
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, nd):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    return perm
+
+
+def coalesce_dimensions(shape: tuple, strides: list[list[int]]) -> tuple:
+    """TensorIteratorBase::coalesce_dimensions: merge neighbours that walk memory as one dimension
+    for every operand (or have size 1). Truncates the stride lists in place; returns the shape."""
+    shape = list(shape)
+    nd = len(shape)
+    if nd <= 1:
+        return tuple(shape)
+    prev = 0
+    for d in range(1, nd):
+        s0, s1 = shape[prev], shape[d]
+        if s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[d] for st in strides):
+            if s0 == 1:
+                for st in strides:
+                    st[prev] = st[d]
+            shape[prev] *= s1
+        else:
+            prev += 1
+            if prev != d:
+                for st in strides:
+                    st[prev] = st[d]
+                shape[prev] = shape[d]
+    for st in strides:
+        del st[prev + 1:]
+    return tuple(shape[: prev + 1])
+
+
 # ---- memory overlap (at::assert_no_internal_overlap / assert_no_partial_overlap) -------------------
 def _has_internal_overlap(t: Tensor) -> bool:
     if 0 in t._size:  # no elements, nothing can overlap
@@ -325,35 +386,9 @@ class TensorIterator:
             o.strides = st
 
     def _reorder_dimensions(self, ops: list[Operand]) -> None:
-        shape = self.shape
-        nd = len(shape)
-        perm = list(range(nd - 1, -1, -1))
-        strided = [o.strides for o in ops if o.strides is not None]
-
-        def should_swap(d0: int, d1: int) -> int:
-            for st in strided:
-                s0, s1 = st[d0], st[d1]
-                if s0 == 0 or s1 == 0:
-                    continue
-                if s0 < s1:
-                    return -1
-                if s0 > s1:
-                    return 1
-                if shape[d0] > shape[d1]:
-                    return 1
-            return 0
-
-        for i in range(1, nd):
-            dim1 = i
-            for dim0 in range(i - 1, -1, -1):
-                c = should_swap(perm[dim0], perm[dim1])
-                if c > 0:
-                    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                    dim1 = dim0
-                elif c < 0:
-                    break
+        perm = reorder_dimensions(self.shape, [o.strides for o in ops if o.strides is not None])
         self.perm = perm
-        self.shape = tuple(shape[p] for p in perm)
+        self.shape = tuple(self.shape[p] for p in perm)
         for o in ops:
             if o.strides is not None:
                 o.strides = [o.strides[p] for p in perm]
@@ -381,28 +416,7 @@ class TensorIterator:
                 o.strides = [t._stride[p] for p in perm] if nd else []
 
     def _coalesce_dimensions(self, ops: list[Operand]) -> None:
-        shape = list(self.shape)
-        nd = len(shape)
-        if nd <= 1:
-            return
-        strides = [o.strides for o in ops if o.strides is not None]
-        prev = 0
-        for d in range(1, nd):
-            s0, s1 = shape[prev], shape[d]
-            if s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[d] for st in strides):
-                if s0 == 1:
-                    for st in strides:
-                        st[prev] = st[d]
-                shape[prev] *= s1
-            else:
-                prev += 1
-                if prev != d:
-                    for st in strides:
-                        st[prev] = st[d]
-                    shape[prev] = shape[d]
-        self.shape = tuple(shape[: prev + 1])
-        for st in strides:
-            del st[prev + 1:]
+        self.shape = coalesce_dimensions(self.shape, [o.strides for o in ops if o.strides is not None])
 
     # ---- outputs ----
     def _set_output(self, i: int, size: tuple, stride: tuple | None) -> None:
