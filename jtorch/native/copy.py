@@ -18,9 +18,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._enums import as_memory_format, channels_last, contiguous_format, preserve_format
+from ..memory_overlap import (  # noqa: F401  (re-exported: conversion and factories use them)
+    _FULL, _NO, _PARTIAL, _TOO_HARD, _YES, _may_overlap, _same_memory, assert_no_internal_overlap,
+    assert_no_partial_overlap, get_overlap_status, has_internal_overlap, is_non_overlapping_and_dense,
+)
 from ..storage import CPUStorage
 from ..structured.tensor_iterator import coalesce_dimensions, reorder_dimensions
-from ..tensor import Tensor, contiguous_strides
+from ..tensor import Tensor, _is_contiguous, contiguous_strides
 from ..tls import AutoDispatchBelowADInplaceOrView
 from .factories import empty, empty_strided
 from .registry import declare
@@ -58,38 +62,6 @@ def infer_size(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
                 f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {i}")
         out[i] = sb if sa == 1 else sa
     return tuple(out)
-
-
-def is_non_overlapping_and_dense(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    """TensorImpl::compute_non_overlapping_and_dense: a permutation of a contiguous layout."""
-    n = len(size)
-    if n == 1:
-        return size[0] < 2 or stride[0] == 1
-    if _is_contiguous_fast(size, stride):
-        return True
-    perm = sorted(range(n), key=lambda d: (size[d] < 2, stride[d] if size[d] >= 2 else 0))
-    require = 1
-    for d in perm:
-        if size[d] < 2:
-            return True
-        if stride[d] != require:
-            return False
-        require *= size[d]
-    return True
-
-
-def _is_contiguous_fast(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    if 0 in size:  # an empty tensor is contiguous whatever its strides (compute_contiguous)
-        return True
-    expected = 1
-    for i in range(len(size) - 1, -1, -1):
-        s = size[i]
-        if s == 0:
-            return True
-        if s != 1 and stride[i] != expected:
-            return False
-        expected *= s
-    return True
 
 
 def _is_channels_last_strides_2d(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
@@ -164,86 +136,6 @@ def copy_into_new(dst: Tensor, src: Tensor, non_blocking: bool = False) -> Tenso
     return dst
 
 
-# ---- memory overlap (ATen MemoryOverlap.cpp) ---------------------------------------------------------
-_NO, _YES, _TOO_HARD, _FULL, _PARTIAL = range(5)
-
-
-def has_internal_overlap(t: Tensor) -> int:
-    if is_non_overlapping_and_dense(t._size, t._stride):
-        return _NO
-    for s, st in zip(t._size, t._stride):
-        if st == 0 and s > 1:
-            return _YES
-    return _TOO_HARD
-
-
-def assert_no_internal_overlap(t: Tensor) -> None:
-    if has_internal_overlap(t) == _YES:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-            "location. Please clone() the tensor before performing the operation.")
-
-
-def _same_memory(a: Tensor, b: Tensor) -> bool:
-    """Storage aliasing: the same storage, or CPU buffers viewing the same memory."""
-    sa, sb = a._storage, b._storage
-    if sa is sb:
-        return True
-    return type(sa) is CPUStorage and type(sb) is CPUStorage and np.may_share_memory(sa.data, sb.data)
-
-
-def _root(buf: np.ndarray) -> object:
-    while isinstance(buf.base, np.ndarray):
-        buf = buf.base
-    return buf if buf.base is None else buf.base
-
-
-def _is_alias_of(a: Tensor, b: Tensor) -> bool:
-    """Storage::is_alias_of: one storage (or CPU buffers that are views of one NumPy array)."""
-    sa, sb = a._storage, b._storage
-    if sa is sb:
-        return True
-    return type(sa) is CPUStorage and type(sb) is CPUStorage and _root(sa.data) is _root(sb.data)
-
-
-def get_overlap_status(a: Tensor, b: Tensor) -> int:
-    if a is b:
-        return _FULL
-    if a.numel() == 0 or b.numel() == 0:
-        return _NO
-    if not is_non_overlapping_and_dense(a._size, a._stride) or not is_non_overlapping_and_dense(b._size, b._stride):
-        return _TOO_HARD
-    if _is_alias_of(a, b):
-        ab, bb = a.data_ptr(), b.data_ptr()
-        ae, be = ab + a.numel() * a.dtype.itemsize, bb + b.numel() * b.dtype.itemsize
-        if ab == bb and ae == be:
-            return _FULL if a._stride == b._stride else _PARTIAL
-        if ab < be and bb < ae:
-            return _PARTIAL
-    return _NO
-
-
-def assert_no_partial_overlap(a: Tensor, b: Tensor) -> None:
-    if get_overlap_status(a, b) == _PARTIAL:
-        raise RuntimeError(
-            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
-            "memory location. Please clone() the tensor before performing the operation.")
-
-
-def _extent(t: Tensor) -> tuple[int, int]:
-    """[first byte, last byte] a tensor's elements can touch (strides are never negative)."""
-    lo = t.data_ptr()
-    hi = lo + sum((s - 1) * st for s, st in zip(t._size, t._stride)) * t.dtype.itemsize + t.dtype.itemsize - 1
-    return lo, hi
-
-
-def _may_overlap(a: Tensor, b: Tensor) -> bool:
-    if not _same_memory(a, b):
-        return False
-    (alo, ahi), (blo, bhi) = _extent(a), _extent(b)
-    return alo <= bhi and blo <= ahi
-
-
 # ---- the loop plan (TensorIterator's reorder_dimensions + coalesce_dimensions) --------------------
 def _copy_loop_plan(shape: tuple[int, ...], dst_stride: tuple[int, ...], src_size: tuple[int, ...],
                     src_stride: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -295,7 +187,7 @@ def copy_cpu(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
         raise RuntimeError(f"copy_: expected CPU tensors, got {self._device} and {src._device}")
     # TensorIterator::build order: memory overlap, then shapes
     size, stride = self._size, self._stride
-    dense = _is_contiguous_fast(size, stride)
+    dense = _is_contiguous(size, stride)
     if not dense:
         assert_no_internal_overlap(self)
     sa, sb = self._storage, src._storage

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..memory_overlap import _FULL, _PARTIAL, get_overlap_status
 from .. import dtypes as _dt
 from ..storage import CPUStorage
 from ..tensor import Tensor, contiguous_strides
@@ -178,28 +179,9 @@ def index_meta(self: Tensor, indices: list) -> Tensor:
 
 
 # ---- index_put_ / index_put ------------------------------------------------------------------------
-def _non_overlapping_and_dense(size: tuple, stride: tuple) -> bool:
-    if len(size) == 1:
-        return size[0] < 2 or stride[0] == 1
-    dims = sorted((d for d in range(len(size)) if size[d] >= 2), key=lambda d: stride[d])
-    required = 1
-    for d in dims:
-        if stride[d] != required:
-            return False
-        required *= size[d]
-    return True
-
-
 def _overlaps(a: Tensor, b: Tensor) -> bool:
-    """at::get_overlap_status(a, b) is Full or Partial (dense tensors on one storage whose ranges meet)."""
-    if a is b:
-        return True
-    if a._storage is not b._storage or a.numel() == 0 or b.numel() == 0:
-        return False
-    if not (_non_overlapping_and_dense(a._size, a._stride) and _non_overlapping_and_dense(b._size, b._stride)):
-        return False
-    a0, b0 = a._offset, b._offset
-    return a0 < b0 + b.numel() and b0 < a0 + a.numel()
+    """at::get_overlap_status(a, b) is Full or Partial."""
+    return get_overlap_status(a, b) in (_FULL, _PARTIAL)
 
 
 def _index_put_checks(self: Tensor, indices: list, values: Tensor, accumulate: bool) -> tuple[list, tuple, bool]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as _dt
+from ..memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 from ..promotion import can_cast, result_type_many
 from ..tensor import Tensor, contiguous_strides
 
@@ -163,32 +164,6 @@ def coalesce_dimensions(shape: tuple, strides: list[list[int]]) -> tuple:
     return tuple(shape[: prev + 1])
 
 
-# ---- memory overlap (at::assert_no_internal_overlap / assert_no_partial_overlap) -------------------
-def _has_internal_overlap(t: Tensor) -> bool:
-    if 0 in t._size:  # no elements, nothing can overlap
-        return False
-    for s, st in zip(t._size, t._stride):
-        if s > 1 and st == 0:
-            return True
-    return False
-
-
-def _span(t: Tensor) -> tuple[int, int]:
-    lo = t._offset
-    hi = lo + sum((s - 1) * st for s, st in zip(t._size, t._stride) if s > 0) + 1
-    return lo, hi
-
-
-def _overlap(a: Tensor, b: Tensor) -> str:
-    """'no', 'full' (the same elements) or 'partial'."""
-    if a._storage is not b._storage or a.numel() == 0 or b.numel() == 0:
-        return "no"
-    if a._offset == b._offset and a._size == b._size and a._stride == b._stride:
-        return "full"
-    (alo, ahi), (blo, bhi) = _span(a), _span(b)
-    return "partial" if alo < bhi and blo < ahi else "no"
-
-
 class Operand:
     __slots__ = ("tensor", "original", "is_output", "is_read_write", "will_resize", "scalar", "strides")
 
@@ -258,17 +233,10 @@ class TensorIterator:
             t = o.tensor
             if t is None:
                 continue
-            if _has_internal_overlap(t):
-                raise RuntimeError(
-                    "unsupported operation: more than one element of the written-to tensor refers to a single "
-                    "memory location. Please clone() the tensor before performing the operation."
-                )
+            assert_no_internal_overlap(t)
             for i in ops[nout:]:
-                if i.tensor is not None and i.tensor is not t and _overlap(t, i.tensor) == "partial":
-                    raise RuntimeError(
-                        "unsupported operation: some elements of the input tensor and the written-to tensor refer "
-                        "to a single memory location. Please clone() the tensor before performing the operation."
-                    )
+                if i.tensor is not None and i.tensor is not t:
+                    assert_no_partial_overlap(t, i.tensor)
 
     def _compute_shape(self, config: TensorIteratorConfig, ops: list[Operand], nout: int) -> None:
         shape = None
