@@ -93,13 +93,6 @@ def _to_dtype(t: Tensor, dtype: _dt.dtype) -> Tensor:
     return _cast(t, dtype)
 
 
-def _set_variants(nf: NativeFunction | None, variants: str) -> None:
-    """structured() declares in-place overloads as methods only; a few are functions too
-    (torch.clamp_). Set them as torch has them, before the bindings are generated."""
-    if nf is not None:
-        object.__setattr__(nf, "variants", frozenset(v.strip() for v in variants.split(",") if v.strip()))
-
-
 def _composite(schema: str, variants: str = "function", numbers_as_tensors: bool = False
                ) -> Callable[[Callable], NativeFunction]:
     """Declare an overload whose kernel calls other operators (CompositeExplicitAutograd)."""
@@ -486,14 +479,15 @@ clamp_tensor = elementwise(
     functional="clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
     inplace="clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)",
     config=BINARY_OP, prepare=_clamp_tensor_prepare, select=lambda extras: _CLAMP_TENSOR[extras["_bounds"]],
-    dispatch_check=_clamp_tensor_dispatch, numbers_as_tensors=False)
+    dispatch_check=_clamp_tensor_dispatch, numbers_as_tensors=False, inplace_variants="function, method")
 
 
 clamp = elementwise(
     "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)",
     functional="clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
     inplace="clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
-    config=UNARY_OP, prepare=_clamp_prepare, select=_clamp_select, dispatch_check=_clamp_scalar_dispatch)
+    config=UNARY_OP, prepare=_clamp_prepare, select=_clamp_select, dispatch_check=_clamp_scalar_dispatch,
+    inplace_variants="function, method")
 
 
 def _clamp_bound_prepare(name: str) -> Callable[[list, dict, int, Any], list]:
@@ -511,21 +505,19 @@ def _clamp_bound(name: str, scalar: Callable, stub: str) -> tuple[StructuredFami
         f"{name}.Tensor_out(Tensor self, Tensor {arg}, *, Tensor(a!) out) -> Tensor(a!)",
         functional=f"{name}.Tensor(Tensor self, Tensor {arg}) -> Tensor",
         inplace=f"{name}_.Tensor(Tensor(a!) self, Tensor {arg}) -> Tensor(a!)",
-        config=BINARY_OP, scalar=scalar, numbers_as_tensors=False, dispatch_check=_dispatch(stub, _not_complex))
+        config=BINARY_OP, scalar=scalar, numbers_as_tensors=False, dispatch_check=_dispatch(stub, _not_complex),
+        inplace_variants="function, method")
     fam = elementwise(
         f"{name}.out(Tensor self, Scalar {arg}, *, Tensor(a!) out) -> Tensor(a!)",
         functional=f"{name}(Tensor self, Scalar {arg}) -> Tensor",
         inplace=f"{name}_(Tensor(a!) self, Scalar {arg}) -> Tensor(a!)",
-        config=UNARY_OP, scalar=scalar, prepare=_clamp_bound_prepare(arg), dispatch_check=_clamp_dispatch[name])
-    _set_variants(fam.inplace, "function, method")
-    _set_variants(fam_tensor.inplace, "function, method")
+        config=UNARY_OP, scalar=scalar, prepare=_clamp_bound_prepare(arg), dispatch_check=_clamp_dispatch[name],
+        inplace_variants="function, method")
     return fam, fam_tensor
 
 
 clamp_min, clamp_min_tensor = _clamp_bound("clamp_min", s.clamp_min, "maximum_cpu")
 clamp_max, clamp_max_tensor = _clamp_bound("clamp_max", s.clamp_max, "minimum_cpu")
-_set_variants(clamp.inplace, "function, method")
-_set_variants(clamp_tensor.inplace, "function, method")
 _alias(clamp, "clip", inplace_variants="function, method")
 _alias(clamp_tensor, "clip", inplace_variants="function, method")
 

@@ -128,13 +128,6 @@ def _round_decimals_select(extras: dict) -> tuple[Callable, tuple[str, ...]]:
 
 
 # ---- declarations -----------------------------------------------------------------------------
-def _set_variants(nf: NativeFunction | None, variants: str) -> None:
-    """structured() declares every in-place overload as a method only; most of torch's are also
-    functions (torch.exp_), a few only functions (torch._C._nn.gelu_). Set them as torch has them."""
-    if nf is not None:
-        object.__setattr__(nf, "variants", frozenset(v.strip() for v in variants.split(",") if v.strip()))
-
-
 def unary(name: str, config: "TensorIteratorConfig | Callable[[dict], TensorIteratorConfig]",
           scalar: Callable | None = None, *, inplace_variants: str = "function, method", **kw: Any) -> StructuredFamily:
     """The three overloads of a plain unary operator, `name`, `name_` and `name.out`, verbatim
@@ -142,8 +135,7 @@ def unary(name: str, config: "TensorIteratorConfig | Callable[[dict], TensorIter
     fam = elementwise(f"{name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
                       functional=f"{name}(Tensor self) -> Tensor",
                       inplace=f"{name}_(Tensor(a!) self) -> Tensor(a!)",
-                      config=config, scalar=scalar, **kw)
-    _set_variants(fam.inplace, inplace_variants)
+                      config=config, scalar=scalar, inplace_variants=inplace_variants, **kw)
     return fam
 
 
@@ -187,8 +179,8 @@ round_decimals = elementwise(
     "round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)",
     functional="round.decimals(Tensor self, *, int decimals) -> Tensor",
     inplace="round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)",
-    config=UNARY_OP, select=_round_decimals_select, dispatch_check=_round_decimals_check)
-_set_variants(round_decimals.inplace, "function, method")
+    config=UNARY_OP, select=_round_decimals_select, dispatch_check=_round_decimals_check,
+    inplace_variants="function, method")
 frac = unary("frac", UNARY_OP, s.frac, dispatch_check=_floating_only("frac_cpu"))
 bitwise_not = unary("bitwise_not", UNARY_OP, s.bitwise_not, dispatch_check=_bitwise_not_check,
                     inplace_variants="method", dunder="__invert__")
@@ -198,8 +190,7 @@ gelu = elementwise("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) 
                    functional="gelu(Tensor self, *, str approximate='none') -> Tensor",
                    inplace="gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)",
                    config=UNARY_OP, select=_gelu_select, check=_gelu_check,
-                   dispatch_check=_floating_only("GeluKernelImpl"), variants="function")
-_set_variants(gelu.inplace, "function")
+                   dispatch_check=_floating_only("GeluKernelImpl"), variants="function", inplace_variants="function")
 silu = unary("silu", UNARY_OP, s.silu, dispatch_check=_floating_only("silu_cpu", complex_ok=True),
              inplace_variants="function", variants="function")
 
@@ -228,8 +219,8 @@ erf = unary("erf", UNARY_FLOAT_OP, s.erf, dispatch_check=_no_complex("erf_vml_cp
 logit = elementwise("logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)",
                     functional="logit(Tensor self, float? eps=None) -> Tensor",
                     inplace="logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)",
-                    config=UNARY_FLOAT_OP, select=_logit_select, dispatch_check=_no_complex("logit_cpu"))
-_set_variants(logit.inplace, "function, method")
+                    config=UNARY_FLOAT_OP, select=_logit_select, dispatch_check=_no_complex("logit_cpu"),
+                    inplace_variants="function, method")
 
 # UNARY_FORCE_BOOL_OP: bool results; out= and in-place write 0/1 in the output's dtype
 logical_not = unary("logical_not", UNARY_FORCE_BOOL_OP, s.logical_not, inplace_variants="method")

@@ -68,6 +68,7 @@ def elementwise(
     variants: str = "function, method",
     dunder: str = "",
     inplace_dunder: str = "",
+    inplace_variants: str = "method",
 ) -> StructuredFamily:
     """Declare an elementwise operator family from its schemas and its scalar function.
 
@@ -110,6 +111,7 @@ def elementwise(
 
     return structured(out, functional=functional, inplace=inplace, meta=meta,
                       impls={k: make_impl(l) for k, l in LAUNCHERS.items()}, variants=variants,
+                      inplace_variants=inplace_variants,
                       numbers_as_tensors=numbers_as_tensors, dunder=dunder, inplace_dunder=inplace_dunder,
                       fast_paths={"CPU": cpu_fast})
 

@@ -94,6 +94,7 @@ def structured(
     meta: Meta,
     impls: dict[str, Impl],
     variants: str = "function, method",
+    inplace_variants: str = "method",
     numbers_as_tensors: bool = True,
     dunder: str = "",
     inplace_dunder: str = "",
@@ -121,7 +122,7 @@ def structured(
             k = functional_kernel(bind, meta, impl)
             f_nf.impl(key)(fast[key]("functional", bind, k) if key in fast else k)
     if inplace is not None:
-        i_nf = declare(inplace, variants="method", numbers_as_tensors=numbers_as_tensors,
+        i_nf = declare(inplace, variants=inplace_variants, numbers_as_tensors=numbers_as_tensors,
                        structured_delegate=out_nf.name, dunder=inplace_dunder)
         for key, impl in backends.items():
             k = inplace_kernel(bind, meta, impl)
