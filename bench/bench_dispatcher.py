@@ -22,6 +22,7 @@ import sys
 import time
 import timeit
 from pathlib import Path
+from _machine import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
 
 NUMBER = 100_000
 REPEAT = 15
@@ -45,17 +46,6 @@ def _per_call_us(stmt: str, env: dict, number: int, repeat: int) -> dict:
     timer.timeit(number=min(number, 10_000))  # warm up
     samples = [t / number * 1e6 for t in timer.repeat(repeat=repeat, number=number)]
     return {"median_us": statistics.median(samples), "min_us": min(samples), "samples_us": samples}
-
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def run(number: int = NUMBER, repeat: int = REPEAT, write: bool = True) -> dict:
@@ -99,7 +89,7 @@ def run(number: int = NUMBER, repeat: int = REPEAT, write: bool = True) -> dict:
         "benchmark": "dispatcher",
         "what": "jtorch.ops.<ns>.noop.default(a, b): two stand-in CPU tensors, kernel at CPU returns a",
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "machine": {"cpu": _cpu_name(), "python": platform.python_version(), "platform": platform.platform()},
+        "machine": {"cpu": cpu_model(), "python": platform.python_version(), "platform": platform.platform()},
         "torch_version": torch_version,
         "timeit": {"number": number, "repeat": repeat},
         "results": results,

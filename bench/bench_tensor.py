@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+from _machine import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 NUMBER = 2_000 if QUICK else 20_000
@@ -123,7 +124,7 @@ def run(number: int = NUMBER, repeat: int = REPEAT, write: bool = True) -> dict:
         rows.append(row)
     notes = [f"per-call time, median of {repeat} rounds x {number} calls (round robin); ratio = jtorch / torch"]
     out = {"benchmark": "tensor", "rows": rows, "notes": notes,
-           "machine": {"cpu": _cpu(), "python": platform.python_version(),
+           "machine": {"cpu": cpu_model(), "python": platform.python_version(),
                        "torch": getattr(torch, "__version__", None), "numpy": np.__version__,
                        "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None},
            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
@@ -131,17 +132,6 @@ def run(number: int = NUMBER, repeat: int = REPEAT, write: bool = True) -> dict:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps(out, indent=2) + "\n")
     return out
-
-
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _us(r: dict | None) -> str:

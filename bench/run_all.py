@@ -21,6 +21,7 @@ import sys
 import time
 import traceback
 from typing import Any
+from _machine import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -33,17 +34,6 @@ for p in (HERE, ROOT):  # run as a script from anywhere; jtorch from this checko
 # ---------------------------------------------------------------------------------------------
 # machine description
 
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def _version(mod: str) -> str | None:
     try:
         return importlib.import_module(mod).__version__
@@ -53,7 +43,7 @@ def _version(mod: str) -> str | None:
 
 def machine_info() -> dict:
     info: dict[str, Any] = {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "cores_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "platform": platform.platform(),
