@@ -171,7 +171,7 @@ def bench_case(name: str, kind: str, make: Callable[[Any], dict[str, Callable[[]
                 err = float(np.nanmax(np.abs(got.astype(np.float64) - exp))) if got.shape == exp.shape else None
                 raise AssertionError(f"wrong result (shape {got.shape}, max abs err {err})")
             del res, got
-            for _ in range(2 if nbytes else 20):  # warm-up: page in, settle thread pools
+            for _ in range(5 if nbytes else 20):  # warm-up: page in, settle thread pools (the first parallel launches are slow)
                 fn()
             checked[lib] = fn
         except Exception as e:  # a missing operator or a failure: skip this library, say why
