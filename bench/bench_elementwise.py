@@ -11,8 +11,9 @@ Rows (targets from the elementwise issue; see bench/README.md):
 Method: every library's callable is called once and checked against NumPy, then warmed up; the
 first jtorch call (kernel compile or cache load) is timed on its own and reported beside the row.
 Then ``repeat`` rounds, each timing ``number`` back-to-back calls of every library in turn (round
-robin, so that noise on this shared machine hits all three alike); a row reports the median and
-the min over rounds. GC is off while timing.
+robin, so that noise on this shared machine hits all three alike, with a 5 ms idle gap before
+each library's turn so that the previous library's thread pool is idle: see GAP_S); a row
+reports the median and the min over rounds. GC is off while timing.
 
 ``run() -> dict`` returns ``{"rows": [...], "notes": [...]}`` in the format documented in
 bench/README.md; ``python bench/bench_elementwise.py`` prints the table for this module alone.
@@ -68,6 +69,13 @@ def as_numpy(t: Any) -> np.ndarray:
     return t.numpy()
 
 
+# Idle time before each library's turn. torch and Numba each run their own OpenMP runtime; on 2
+# cores, a Numba parallel loop started right after a torch one fought torch's still-spinning
+# workers and took up to 12x longer (72 ms instead of 6 ms for the row-vector broadcast),
+# an artefact of timing two thread pools in one process. 1 ms of sleep was enough here.
+GAP_S = 0.005
+
+
 def time_round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int
                      ) -> dict[str, list[float]]:
     """Seconds per call for each callable: `repeat` rounds of `number` calls, libraries in turn."""
@@ -77,6 +85,7 @@ def time_round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int
     try:
         for _ in range(repeat):
             for name, fn in fns.items():
+                time.sleep(GAP_S)
                 t0 = time.perf_counter()
                 for _ in range(number):
                     fn()
@@ -289,6 +298,10 @@ def run() -> dict:
                 libs(lambda npf=npf: npf(a), lambda jf=jf: jf(ja), lambda tf=tf: tf(ta)),
                 lambda npf=npf: npf(a.astype(np.float64)).astype(np.float32),
                 number=1, repeat=rep_big, nbytes=2 * a.nbytes, rtol=1e-5, atol=1e-6))
+    firsts = [f"{r['name']} {r['first_call_s'] * 1e3:.1f} ms/{r['first_call_compiles']}"
+              for r in rows if r.get("first_call_s") is not None]
+    notes.append("first jtorch call per row, before warm-up (kernel cache load or compile), "
+                 "ms/number of Numba compilations: " + "; ".join(firsts))
     return {"rows": rows, "notes": notes}
 
 

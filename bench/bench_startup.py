@@ -17,7 +17,10 @@ COLD figure: every kernel compiles), the next ones find it filled (the WARM figu
      ``stats.cache_misses`` (must be 0) and ``stats.cache_hits``;
   3. the cache directory's files (name, size, mtime) are listed before and after the
      process: no file may appear or change.
-NumPy and torch run the same script (no cache involved) for context.
+One more warm process (``--diagnose``) starts Numba's CPU target explicitly before the calls and
+times it apart: the note "where warm first calls go" splits the figure into Numba's start-up
+(registries, and on a machine with SciPy the BLAS probe that imports scipy.linalg) and the
+kernel loads. NumPy and torch run the same script (no cache involved) for context.
 """
 from __future__ import annotations
 
@@ -39,7 +42,9 @@ TARGET_S = 0.300
 # ---------------------------------------------------------------------------------------------
 # child: one fresh process
 
-def _child(lib: str) -> dict:
+def _child(lib: str, diagnose: bool = False) -> dict:
+    """One fresh process. `diagnose` (jtorch only): start Numba's CPU target explicitly before
+    the calls and time it apart, to split "first calls" into Numba start-up and kernel loads."""
     t0 = time.perf_counter()
     if lib == "jtorch":
         import jtorch as m
@@ -81,6 +86,15 @@ def _child(lib: str) -> dict:
             inputs.append((f"{np.dtype(dt).name}[{n}]", a, b, a_np, b_np))
 
     exp = m.exp
+    diag: dict[str, Any] = {}
+    if diagnose:
+        from numba.core.registry import cpu_target
+        diag["scipy_before"] = "scipy.linalg" in sys.modules
+        t = time.perf_counter()
+        cpu_target.target_context.refresh()  # what the first kernel load does first
+        cpu_target.typing_context.refresh()
+        diag["numba_target_start_s"] = time.perf_counter() - t
+        diag["scipy_imported_by_numba"] = "scipy.linalg" in sys.modules and not diag["scipy_before"]
     steps = {}
     results = []
     t_calls = time.perf_counter()
@@ -99,7 +113,7 @@ def _child(lib: str) -> dict:
                 np.allclose(got2, np.exp(a_np) - b_np, rtol=tol, atol=tol)):
             raise AssertionError(f"{lib}: wrong result for {name}")
 
-    out: dict[str, Any] = {"import_s": t_import, "first_calls_s": first_calls, "steps_s": steps}
+    out: dict[str, Any] = {"import_s": t_import, "first_calls_s": first_calls, "steps_s": steps, **diag}
     if lib == "jtorch":
         from numba.core.dispatcher import Dispatcher
         hits = misses = 0
@@ -135,8 +149,9 @@ def _listing(root: str) -> dict[str, tuple[int, int]]:
     return files
 
 
-def _spawn(lib: str, env: dict | None = None) -> dict:
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", lib],
+def _spawn(lib: str, env: dict | None = None, diagnose: bool = False) -> dict:
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", lib]
+                          + (["--diagnose"] if diagnose else []),
                           capture_output=True, text=True, env=env, timeout=600)
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
@@ -187,6 +202,7 @@ def run() -> dict:
             after = _listing(cache)
             changed.append(sorted(p for p in after if before.get(p) != after[p]))
             warm.append(r)
+        diag = _spawn("jtorch", env, diagnose=True)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 
@@ -225,14 +241,19 @@ def run() -> dict:
         f"nothing compiled (warm): numba:compile events {len(compiled)}, dispatcher cache_misses "
         f"{misses}, cache_hits {warm[0]['cache_hits']} per process over {warm[0]['kernels_loaded']} "
         f"entry points, cache files added/changed {len(new_files)} (of {n_files} written cold)")
+    notes.append(
+        f"where warm first calls go (one more warm process, Numba's CPU target started apart): "
+        f"Numba target start {diag['numba_target_start_s'] * 1e3:.0f} ms"
+        f"{' (it imported scipy.linalg: numba.np.arraymath probes for BLAS)' if diag['scipy_imported_by_numba'] else ''}"
+        f", then the kernel loads and launches {diag['first_calls_s'] * 1e3:.0f} ms")
     notes.append(f"cold: {len(cold['compiled'])} Numba compilations, {n_files} cache files written, "
                  f"first calls {cold['first_calls_s']:.2f} s, import {cold['import_s'] * 1e3:.0f} ms")
     return {"rows": rows, "notes": notes}
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        print(json.dumps(_child(sys.argv[2])))
+    if len(sys.argv) >= 3 and sys.argv[1] == "--child":
+        print(json.dumps(_child(sys.argv[2], diagnose="--diagnose" in sys.argv)))
     else:
         sys.path.insert(0, HERE)
         import run_all
