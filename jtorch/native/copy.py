@@ -87,27 +87,9 @@ def suggest_memory_format(t: Tensor) -> Any:
 
 def infer_dense_strides(size: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int, ...]:
     """at::infer_dense_strides: dense strides in the same dimension order as `stride`."""
-    n = len(size)
-    perm = list(range(n - 1, -1, -1))
-
-    def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = stride[d0], stride[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if size[d0] > size[d1] else 0
-
-    for i in range(1, n):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    out = [0] * n
+    # the same ordering TensorIterator uses for one operand: fastest dimension first
+    perm = reorder_dimensions(size, [list(stride)])
+    out = [0] * len(size)
     acc = 1
     for d in perm:
         out[d] = acc
