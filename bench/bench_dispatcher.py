@@ -22,7 +22,7 @@ import sys
 import time
 import timeit
 from pathlib import Path
-from _machine import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
+from _common import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
 
 NUMBER = 100_000
 REPEAT = 15

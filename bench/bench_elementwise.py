@@ -20,12 +20,13 @@ bench/README.md; ``python bench/bench_elementwise.py`` prints the table for this
 """
 from __future__ import annotations
 
-import gc
 import os
 import time
 from typing import Any, Callable
 
 import numpy as np
+
+from _common import time_round_robin  # noqa: E402  (bench/ is on sys.path when run)
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))  # smoke test: few repeats, smaller inputs
 N_BIG = (1 << 20) if QUICK else 16 * 1024 * 1024
@@ -67,33 +68,6 @@ def as_numpy(t: Any) -> np.ndarray:
     if hasattr(t, "_numpy_view"):  # jtorch: a view of the storage, no operator call
         return t._numpy_view()
     return t.numpy()
-
-
-# Idle time before each library's turn. torch and Numba each run their own OpenMP runtime; on 2
-# cores, a Numba parallel loop started right after a torch one fought torch's still-spinning
-# workers and took up to 12x longer (72 ms instead of 6 ms for the row-vector broadcast),
-# an artefact of timing two thread pools in one process. 1 ms of sleep was enough here.
-GAP_S = 0.005
-
-
-def time_round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int
-                     ) -> dict[str, list[float]]:
-    """Seconds per call for each callable: `repeat` rounds of `number` calls, libraries in turn."""
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            for name, fn in fns.items():
-                time.sleep(GAP_S)
-                t0 = time.perf_counter()
-                for _ in range(number):
-                    fn()
-                times[name].append((time.perf_counter() - t0) / number)
-    finally:
-        if gc_was:
-            gc.enable()
-    return times
 
 
 def summary(ts: list[float], nbytes: int | None = None) -> dict:

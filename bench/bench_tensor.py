@@ -15,7 +15,6 @@ writes bench/results/tensor.json; ``python bench/bench_tensor.py`` prints the ta
 """
 from __future__ import annotations
 
-import gc
 import json
 import os
 import platform
@@ -26,31 +25,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-from _machine import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
+from _common import cpu_model, time_round_robin  # noqa: E402  (bench/ is on sys.path when run)
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 NUMBER = 2_000 if QUICK else 20_000
 REPEAT = 5 if QUICK else 15
 TARGET = 5.0  # jtorch time <= 5x torch's
 RESULTS = Path(__file__).resolve().parent / "results" / "tensor.json"
-
-
-def _round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int) -> dict[str, list[float]]:
-    """Seconds per call of each callable: `repeat` rounds of `number` calls, libraries in turn."""
-    times: dict[str, list[float]] = {k: [] for k in fns}
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            for name, fn in fns.items():
-                t0 = time.perf_counter()
-                for _ in range(number):
-                    fn()
-                times[name].append((time.perf_counter() - t0) / number)
-    finally:
-        if gc_was:
-            gc.enable()
-    return times
 
 
 def _torch() -> Any:
@@ -108,7 +89,7 @@ def run(number: int = NUMBER, repeat: int = REPEAT, write: bool = True) -> dict:
                 live[lib] = fn
             except Exception as e:  # an operator missing or broken: report the row without it
                 reasons.append(f"{lib}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}")
-        times = _round_robin(live, number, repeat)
+        times = time_round_robin(live, number, repeat)
         res = {lib: _summary(times[lib]) if lib in times else None for lib in ("jtorch", "numpy", "torch")}
         jt, th, nps = res["jtorch"], res["torch"], res["numpy"]
         vs_torch = jt["median_s"] / th["median_s"] if jt and th else None

@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 from typing import Any
-from _machine import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
+from _common import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
