@@ -23,7 +23,7 @@ from .._enums import contiguous_format
 from ..random import generator_rng
 from ..tensor import Tensor
 from .factories import (
-    TYPEMETA_NAME, _empty, _find_op, _g, _host_view, empty_like, not_implemented, resize_, runs_below_inplace_or_view,
+    TYPEMETA_NAME, _empty, _find_op, _g, _host_view, _like, empty_like, not_implemented, resize_, runs_below_inplace_or_view,
     scalar_to, torch_name,
 )
 from .registry import declare
@@ -566,10 +566,6 @@ def randint_low_out_kernel(low: int, high: int, size: tuple, *, out: Tensor) -> 
 def randint_low_generator_out_kernel(low: int, high: int, size: tuple, *, generator: Any = None,
                                      out: Tensor) -> Tensor:
     return _randint_out(low, high, size, generator, out)
-
-
-def _like(self: Tensor, dtype: Any, device: Any, memory_format: Any) -> Tensor:
-    return empty_like.op(self, dtype=dtype, device=device, memory_format=memory_format)
 
 
 @rand_like.impl("CompositeExplicitAutograd")
