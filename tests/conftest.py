@@ -85,3 +85,13 @@ def clean_dispatch_state():
     if after[2] != before[2]:
         dispatcher.set_dispatch_trace(before[2])
     assert after == before, "test leaked dispatcher state"
+
+
+@pytest.fixture
+def no_leaks(clean_dispatch_state, monkeypatch):
+    """No leaked dispatcher state, and kernel overrides do not spend the once-per-process override
+    warning (test_override_warning_once re-arms it for itself); monkeypatch restores the flag."""
+    from jtorch import dispatcher
+
+    monkeypatch.setattr(dispatcher, "_warned_override", True)
+    yield

@@ -12,6 +12,7 @@ import warnings
 import pytest
 
 import jtorch
+from _dispatch_support import here, ops_ns
 from jtorch import _C, dispatcher
 from jtorch.keyset import RUNTIME_KEYS, DispatchKey, after_autograd_keyset, table_index_for_key
 from jtorch.library import Library, fallthrough_kernel
@@ -25,22 +26,7 @@ needs_torch = pytest.mark.skipif(torch is None, reason="torch not installed: cro
 DK = DispatchKey
 ALL_KEYS = [DK.Undefined] + list(RUNTIME_KEYS[1:])
 
-
-@pytest.fixture(autouse=True)
-def _no_leaks(clean_dispatch_state, monkeypatch):
-    # Tests that override kernels on purpose should not spend the once-per-process override warning
-    # (test_override_warning_once re-arms it for itself); monkeypatch puts the flag back afterwards.
-    monkeypatch.setattr(dispatcher, "_warned_override", True)
-    yield
-
-
-def here() -> str:
-    f = sys._getframe(1)
-    return f"registered at {f.f_code.co_filename}:{f.f_lineno}"
-
-
-def ops_ns(ns: str):
-    return getattr(jtorch.ops, ns)
+pytestmark = pytest.mark.usefixtures("no_leaks")
 
 
 def assert_table_consistent(name: str) -> None:
