@@ -6,6 +6,10 @@ Every operator call goes through a Python re-implementation of PyTorch's c10 dis
 from . import _C, dispatcher, keyset, library, tls  # noqa: F401
 from ._ops import ops  # noqa: F401
 from . import _default_fallbacks  # noqa: F401,E402  (registers PyTorch's start-up fallbacks)
+from .kernels.cpu import backend as _cpu_backend  # noqa: E402
+
+_cpu_backend.register()  # the CPU backend's storage and stubs (nothing compiles until first use)
+del _cpu_backend
 
 from . import dtypes as _dtypes_mod  # noqa: E402
 from .dtypes import (  # noqa: F401,E402

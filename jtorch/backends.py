@@ -1,22 +1,124 @@
-"""Backends beyond the CPU and meta device register their storage type here, by device type."""
+"""Backends plug in by registration: a device type, its dispatch key, its storage and its stubs.
+
+A stub is PyTorch's DispatchStub (`add_stub`, `sum_stub`, ...) at the granularity jtorch needs:
+one function per *kind* of loop, not per operator. The structured layer decides shapes and dtypes
+once for every backend and then calls the backend's stub with the built iterator and the
+operator's scalar definition; only the stub looks inside a storage.
+
+    register_backend("privateuseone", "PrivateUse1", storage=MyStorage, elementwise=..., reduce=...)
+
+registers the backend and, through the listeners the structured layer and the declarations add,
+registers kernels for every operator declared before it (and later ones as they are declared).
+
+This module is a leaf: it imports nothing of jtorch, so kernels and the structured layer alike
+can import it.
+"""
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
-_storages: dict[str, Callable] = {}
+# The stub kinds a backend may provide; a missing one makes the operators that need it raise
+# PyTorch's "not implemented" error on that backend.
+#   elementwise(it, scalar_fn, extras)          run a scalar function over a built TensorIterator
+#   elementwise_contiguous(fn, pattern, nextra)  -> run(out, tensors, extras): TensorIterator's
+#                                                fast set-up (optional; the full build otherwise)
+#   reduce(it, reduction, extras)                a declared Reduction over a reduce-mode iterator
+#   scan(plan, scan, extras)                     a declared Scan along one dimension
+#   fill(t, value)  copy(dst, src)  random(kind, t, generator, params)  index(kind, ...)
+#   matmul(kind, out, a, b, ...)
+STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "scan", "fill", "copy", "random", "index",
+              "matmul", "read_scalar")
 
 
+@dataclass
+class Backend:
+    device_type: str          # "cpu", "cuda", "privateuseone"
+    dispatch_key: str         # "CPU", "CUDA", "PrivateUse1"
+    storage: Callable | None  # storage(numel, dtype, device) -> Storage
+    stubs: dict[str, Callable] = field(default_factory=dict)
+
+    def stub(self, kind: str) -> Callable:
+        fn = self.stubs.get(kind)
+        if fn is None:
+            raise NotImplementedError(f"the {self.dispatch_key} backend registered no '{kind}' stub")
+        return fn
+
+
+_backends: dict[str, Backend] = {}        # by device type
+_by_key: dict[str, Backend] = {}          # by dispatch key
+_listeners: list[Callable[[Backend], None]] = []
+
+
+def register_backend(device_type: str, dispatch_key: str, *, storage: Callable | None = None,
+                     **stubs: Callable) -> Backend:
+    """Register (or extend) a backend; every listener sees it, so kernels follow for the operators
+    already declared. Registering the same device type again adds or replaces stubs."""
+    unknown = set(stubs) - set(STUB_KINDS)
+    if unknown:
+        raise ValueError(f"unknown stub kinds {sorted(unknown)}; known: {', '.join(STUB_KINDS)}")
+    b = _backends.get(device_type)
+    new = b is None or not b.dispatch_key  # a storage-only entry becomes a backend now
+    if b is None:
+        b = _backends[device_type] = Backend(device_type, dispatch_key, storage, dict(stubs))
+    else:
+        b.dispatch_key = b.dispatch_key or dispatch_key
+        if storage is not None:
+            b.storage = storage
+        b.stubs.update(stubs)
+    _by_key[b.dispatch_key] = b
+    if new:
+        for fn in list(_listeners):
+            fn(b)
+    return b
+
+
+def unregister_backend(device_type: str) -> None:
+    """Forget a backend (tests). Kernels registered for it stay in the dispatcher's tables."""
+    b = _backends.pop(device_type, None)
+    if b is not None:
+        _by_key.pop(b.dispatch_key, None)
+
+
+def on_backend(fn: Callable[[Backend], None]) -> Callable[[Backend], None]:
+    """Call fn(backend) for every backend registered now and in the future."""
+    _listeners.append(fn)
+    for b in list(_backends.values()):
+        fn(b)
+    return fn
+
+
+def backends() -> list[Backend]:
+    return list(_backends.values())
+
+
+def backend(device_type: str) -> Backend:
+    b = _backends.get(device_type)
+    if b is None:
+        raise RuntimeError(f"no backend is registered for device type '{device_type}'")
+    return b
+
+
+def backend_for_key(dispatch_key: str) -> Backend | None:
+    return _by_key.get(dispatch_key)
+
+
+# ---- storage factories (the part of a backend that factories and the structured layer use) ----
 def register_storage(device_type: str, factory: Callable) -> None:
-    """factory(numel, dtype, device) -> Storage for tensors of that device type."""
-    _storages[device_type] = factory
+    """factory(numel, dtype, device) -> Storage, for a device type with no stubs (yet)."""
+    b = _backends.get(device_type)
+    if b is None:
+        _backends[device_type] = Backend(device_type, "", factory)
+    else:
+        b.storage = factory
 
 
 def registered() -> set[str]:
-    return set(_storages)
+    return {t for t, b in _backends.items() if b.storage is not None}
 
 
-def storage_for(dev) -> Callable:
-    try:
-        return _storages[dev.type]
-    except KeyError:
-        raise RuntimeError(f"no storage is registered for device type '{dev.type}'") from None
+def storage_for(dev: Any) -> Callable:
+    b = _backends.get(dev.type)
+    if b is None or b.storage is None:
+        raise RuntimeError(f"no storage is registered for device type '{dev.type}'")
+    return b.storage

@@ -11,12 +11,16 @@ from .device import CPU, META, device
 
 
 class Storage:
-    """Interface: `device`, `nbytes()`, `data_ptr()`, `resize_(n_elements)`."""
+    """Interface: `device`, `nbytes()`, `data_ptr()`, `resize_(n_elements)`, `read(offset)`."""
 
     __slots__ = ()
     device: device
 
     def nbytes(self) -> int:
+        raise NotImplementedError
+
+    def read(self, offset: int):
+        """One element's value on the host (a 0-dim tensor used as a scalar, `.item()`)."""
         raise NotImplementedError
 
     def data_ptr(self) -> int:
@@ -40,6 +44,9 @@ class CPUStorage(Storage):
 
     def numel(self) -> int:
         return self.data.shape[0]
+
+    def read(self, offset: int):
+        return self.data[offset]
 
     def resize_(self, n: int) -> None:
         if n > self.data.shape[0]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .device import CPU, device
+from .geometry import contiguous_strides, is_channels_last, is_contiguous, wrap_dim  # noqa: F401
 from .storage import CPUStorage, MetaStorage, Storage
 
 
@@ -41,38 +42,12 @@ class VersionCounter:
         self.value = 0
 
 
-def contiguous_strides(size: tuple[int, ...]) -> tuple[int, ...]:
-    strides = [1] * len(size)
-    acc = 1
-    for i in range(len(size) - 1, -1, -1):
-        strides[i] = acc
-        acc *= max(size[i], 1)
-    return tuple(strides)
-
-
 def _is_contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    if 0 in size:  # no elements: contiguous whatever the strides, as in torch
-        return True
-    expected = 1
-    for s, st in zip(reversed(size), reversed(stride)):
-        if s != 1 and st != expected:
-            return False
-        expected *= s
-    return True
+    return is_contiguous(size, stride)
 
 
 def _is_channels_last(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    if len(size) != 4:
-        return False
-    n, c, h, w = size
-    expected = 1
-    for d in (1, 3, 2, 0):
-        if size[d] == 0:
-            return True
-        if size[d] != 1 and stride[d] != expected:
-            return False
-        expected *= size[d]
-    return True
+    return is_channels_last(size, stride)
 
 
 class Tensor:
@@ -410,16 +385,7 @@ class Tensor:
         return self._to_dtype(_dt.complex128, memory_format)
 
 
-def _wrap_dim(dim: int, ndim: int) -> int:
-    """maybe_wrap_dim with PyTorch's error text; a 0-dim tensor accepts dims -1 and 0."""
-    n = max(ndim, 1)
-    if dim < -n or dim >= n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim + n if dim < 0 else dim
-
-
-def wrap_dim(dim: int, ndim: int) -> int:
-    return _wrap_dim(dim, ndim)
+_wrap_dim = wrap_dim
 
 
 def new_cpu_storage(numel: int, dtype: _dt.dtype) -> CPUStorage:

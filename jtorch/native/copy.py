@@ -23,7 +23,7 @@ from ..memory_overlap import (  # noqa: F401  (re-exported: conversion and facto
     assert_no_partial_overlap, get_overlap_status, has_internal_overlap, is_non_overlapping_and_dense,
 )
 from ..storage import CPUStorage
-from ..structured.tensor_iterator import coalesce_dimensions, reorder_dimensions
+from ..geometry import coalesce_dimensions, reorder_dimensions
 from ..tensor import Tensor, _is_contiguous, contiguous_strides
 from ..tls import AutoDispatchBelowADInplaceOrView
 from .factories import empty, empty_strided

@@ -716,13 +716,13 @@ def _add_(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _broadcast(a: tuple, b: tuple) -> tuple:
-    from ..structured.tensor_iterator import infer_size
+    from ..geometry import infer_size
 
     return tuple(infer_size(tuple(a), tuple(b)))
 
 
 def _resize_output(out: Tensor, shape: tuple) -> None:
-    from ..structured.tensor_iterator import resize_output
+    from ..structured.meta import resize_output
 
     resize_output(out, tuple(shape), None)
 

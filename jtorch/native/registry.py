@@ -69,6 +69,15 @@ class NativeFunction:
 
         return register
 
+    def impl_backends(self, fn: Callable) -> Callable:
+        """Decorator: register a backend-neutral kernel (one that reaches data only through the
+        backends' stubs) for Meta and for every backend, including those registered later."""
+        from ..backends import on_backend
+
+        self.impl("Meta")(fn)
+        on_backend(lambda b: self.impl(b.dispatch_key)(fn))
+        return fn
+
     def kind(self) -> SchemaKind:
         return self.func.kind()
 

@@ -27,7 +27,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..kernels import scalar_unary as s
-from ..structured.elementwise import LAUNCHERS, elementwise
+from ..backends import backend
+from ..structured.elementwise import elementwise
 from ..structured.structured import StructuredFamily
 from ..structured.tensor_iterator import (
     FUNCTIONAL, INPLACE, OUT, SCALAR_TYPE_NAME, UNARY_FLOAT_OP, UNARY_FORCE_BOOL_OP, UNARY_OP,
@@ -227,9 +228,6 @@ logical_not = unary("logical_not", UNARY_FORCE_BOOL_OP, s.logical_not, inplace_v
 
 
 # ---- operators PyTorch does not build as structured kernels -----------------------------------
-_BACKENDS = {"cpu": "CPU", "cuda": "CUDA", "privateuseone": "PrivateUse1"}
-
-
 def _iterate(mode: int, config: TensorIteratorConfig, self: Tensor, scalar_fn: Callable,
              extra: "tuple | Callable[[TensorIterator], tuple]" = (), provided: Tensor | None = None,
              check: Callable[[_dt.dtype], None] | None = None) -> Tensor:
@@ -244,17 +242,14 @@ def _iterate(mode: int, config: TensorIteratorConfig, self: Tensor, scalar_fn: C
             check(it.common_dtype)
         if it.numel():
             args = extra(it) if callable(extra) else extra
-            LAUNCHERS[_BACKENDS[it.device.type]](it, scalar_fn, args)
+            backend(it.device.type).stub("elementwise")(it, scalar_fn, args)
             it.finish()
     return it.output(0)
 
 
-_KERNEL_KEYS = tuple(LAUNCHERS) + ("Meta",)
-
-
 def _impl(nf: NativeFunction) -> Callable[[Callable], Callable]:
-    """Register a kernel for every backend with a loop launcher, and for Meta."""
-    return nf.impl(*_KERNEL_KEYS)
+    """Register a kernel for Meta and every backend (it reaches data through the backend's stub)."""
+    return nf.impl_backends
 
 
 # relu = clamp_min(self, 0); torch has no relu.out

@@ -1,22 +1,31 @@
-"""Structured kernels: one meta + one impl per backend give the functional, in-place and out= kernels.
+"""Structured kernels: one meta + one backend-neutral impl give the functional, in-place and out=
+kernels, for every backend registered now or later.
 
 As in PyTorch's codegen (structured_<op>_functional / _inplace / _out): the out= overload is
 `structured`, the functional and in-place overloads are its `structured_delegate`s. Each generated
-wrapper makes a TensorIterator in its mode, runs `meta` (checks, output shape and dtype through
-set_output), runs the backend's `impl`, copies temporaries back and returns. The Meta backend gets
-the same wrapper with no impl: shapes and dtypes for free.
+wrapper makes a meta context in its mode (a TensorIterator for TensorIterator-based operators, a
+plain MetaBase for mm, cat, sort ...), runs `meta` (checks, output shapes and dtypes through
+`set_output_raw_strided`), runs `impl` with the backend's stubs, copies temporaries back and
+returns. The Meta backend gets the same wrapper with no impl: shapes and dtypes for free.
+
+`impl(ctx, tensors, extras, backend)` never looks inside a storage: it calls `backend.stub(kind)`
+(jtorch.backends), so a backend registered after import (CUDA, a user's PrivateUse1) gets the
+kernels of every structured operator declared before it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .. import backends as _backends
 from ..native.registry import NativeFunction, declare
 from ..schema import FunctionSchema
-from .tensor_iterator import FUNCTIONAL, INPLACE, OUT, TensorIterator
+from .meta import FUNCTIONAL, INPLACE, OUT, MetaBase
 
-Meta = Callable[[TensorIterator, list, dict], None]
-Impl = Callable[[TensorIterator, list, dict], None]
+Meta = Callable[[Any, list, dict], None]
+Impl = Callable[[Any, list, dict, "_backends.Backend"], None]
+# fast_path(kind, bind, generic_kernel, backend) -> kernel, or None to keep the generic one
+FastPath = Callable[[str, Callable, Callable, "_backends.Backend"], "Callable | None"]
 
 
 def make_binder(schema: FunctionSchema) -> Callable[..., tuple[list, dict]]:
@@ -40,43 +49,64 @@ def make_binder(schema: FunctionSchema) -> Callable[..., tuple[list, dict]]:
     return env["bind"]
 
 
-def functional_kernel(bind: Callable, meta: Meta, impl: Impl | None) -> Callable:
+def _result(ctx: Any) -> Any:
+    outs = ctx.outputs()
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _run(ctx: Any, meta: Meta, impl: Impl | None, backend: Any, tensors: list, extras: dict) -> None:
+    meta(ctx, tensors, extras)
+    if impl is not None and ctx.numel():
+        impl(ctx, tensors, extras, backend)
+        ctx.finish()
+
+
+def functional_kernel(bind: Callable, meta: Meta, impl: Impl | None, context: type, backend: Any) -> Callable:
     def functional(*args: Any, **kwargs: Any) -> Any:
         tensors, extras = bind(*args, **kwargs)
-        it = TensorIterator(FUNCTIONAL)
-        meta(it, tensors, extras)
-        if impl is not None and it.numel():
-            impl(it, tensors, extras)
-            it.finish()
-        return it.operands[0].original
+        ctx = context(FUNCTIONAL, ())
+        _run(ctx, meta, impl, backend, tensors, extras)
+        return _result(ctx)
 
     return functional
 
 
-def inplace_kernel(bind: Callable, meta: Meta, impl: Impl | None) -> Callable:
+def inplace_kernel(bind: Callable, meta: Meta, impl: Impl | None, context: type, backend: Any) -> Callable:
     def inplace(self: Any, *args: Any, **kwargs: Any) -> Any:
         tensors, extras = bind(self, *args, **kwargs)
-        it = TensorIterator(INPLACE, self)
-        meta(it, tensors, extras)
-        if impl is not None and it.numel():
-            impl(it, tensors, extras)
-            it.finish()
+        ctx = context(INPLACE, (self,))
+        _run(ctx, meta, impl, backend, tensors, extras)
         return self
 
     return inplace
 
 
-def out_kernel(bind: Callable, meta: Meta, impl: Impl | None) -> Callable:
-    def out_fn(*args: Any, out: Any, **kwargs: Any) -> Any:
-        tensors, extras = bind(*args, **kwargs)
-        it = TensorIterator(OUT, out)
-        meta(it, tensors, extras)
-        if impl is not None and it.numel():
-            impl(it, tensors, extras)
-            it.finish()
-        return out
+def out_kernel(bind: Callable, meta: Meta, impl: Impl | None, context: type, backend: Any,
+               out_names: tuple[str, ...]) -> Callable:
+    if len(out_names) == 1:
+        def out_fn(*args: Any, out: Any, **kwargs: Any) -> Any:
+            tensors, extras = bind(*args, **kwargs)
+            ctx = context(OUT, (out,))
+            _run(ctx, meta, impl, backend, tensors, extras)
+            return out
 
-    return out_fn
+        if out_names[0] != "out":  # rare: a single out= argument with another name
+            name = out_names[0]
+
+            def renamed(*args: Any, **kwargs: Any) -> Any:
+                return out_fn(*args, out=kwargs.pop(name), **kwargs)
+
+            return renamed
+        return out_fn
+
+    def outs_fn(*args: Any, **kwargs: Any) -> Any:
+        outs = tuple(kwargs.pop(n) for n in out_names)
+        tensors, extras = bind(*args, **kwargs)
+        ctx = context(OUT, outs)
+        _run(ctx, meta, impl, backend, tensors, extras)
+        return outs
+
+    return outs_fn
 
 
 @dataclass(frozen=True)
@@ -86,45 +116,57 @@ class StructuredFamily:
     inplace: NativeFunction | None
 
 
+families: list[StructuredFamily] = []
+
+
 def structured(
     out: str,
     *,
     functional: str | None = None,
     inplace: str | None = None,
     meta: Meta,
-    impls: dict[str, Impl],
+    impl: Impl | None,
+    context: type = MetaBase,
     variants: str = "function, method",
     inplace_variants: str = "method",
-    numbers_as_tensors: bool = True,
+    numbers_as_tensors: bool = False,
     dunder: str = "",
     inplace_dunder: str = "",
-    fast_paths: "dict[str, Callable] | None" = None,
+    fast_path: FastPath | None = None,
+    python_name: str | None = None,
 ) -> StructuredFamily:
     """Declare a structured operator family and register its generated kernels.
 
-    `out` is the structured out= schema; `functional` and `inplace` delegate to it. `impls` maps a
-    backend key ("CPU", later "CUDA") to its impl; "Meta" is registered with no impl.
-    `fast_paths[key](kind, bind, generic_kernel) -> kernel` may wrap a backend's functional and
-    in-place kernels with a shortcut for the common case (TensorIterator's fast set-up).
+    `out` is the structured out= schema; `functional` and `inplace` delegate to it. `context` is
+    the meta context class the wrappers make (MetaBase, or TensorIterator). `impl` runs on every
+    backend with data (it gets the Backend, whose stubs do the work); Meta gets no impl.
+    `fast_path` may wrap a backend's functional and in-place kernels with a shortcut for the
+    common case (TensorIterator's fast set-up).
     """
-    fast = fast_paths or {}
-    out_nf = declare(out, variants="function", numbers_as_tensors=numbers_as_tensors, structured=True)
+    out_nf = declare(out, variants="function", numbers_as_tensors=numbers_as_tensors, structured=True,
+                     python_name=python_name)
     bind = make_binder(out_nf.func)
-    backends: dict[str, Impl | None] = dict(impls)
-    backends.setdefault("Meta", None)
-    for key, impl in backends.items():
-        out_nf.impl(key)(out_kernel(bind, meta, impl))
+    out_names = tuple(a.name for a in out_nf.func.arguments if a.is_out)
     f_nf = i_nf = None
     if functional is not None:
         f_nf = declare(functional, variants=variants, numbers_as_tensors=numbers_as_tensors,
-                       structured_delegate=out_nf.name, dunder=dunder)
-        for key, impl in backends.items():
-            k = functional_kernel(bind, meta, impl)
-            f_nf.impl(key)(fast[key]("functional", bind, k) if key in fast else k)
+                       structured_delegate=out_nf.name, dunder=dunder, python_name=python_name)
     if inplace is not None:
         i_nf = declare(inplace, variants=inplace_variants, numbers_as_tensors=numbers_as_tensors,
                        structured_delegate=out_nf.name, dunder=inplace_dunder)
-        for key, impl in backends.items():
-            k = inplace_kernel(bind, meta, impl)
-            i_nf.impl(key)(fast[key]("inplace", bind, k) if key in fast else k)
-    return StructuredFamily(out_nf, f_nf, i_nf)
+    family = StructuredFamily(out_nf, f_nf, i_nf)
+    families.append(family)
+
+    def register(key: str, backend: Any, impl_: Impl | None) -> None:
+        out_nf.impl(key)(out_kernel(bind, meta, impl_, context, backend, out_names))
+        for nf, make, kind in ((f_nf, functional_kernel, "functional"), (i_nf, inplace_kernel, "inplace")):
+            if nf is None:
+                continue
+            k = make(bind, meta, impl_, context, backend)
+            if fast_path is not None and backend is not None:
+                k = fast_path(kind, bind, k, backend) or k
+            nf.impl(key)(k)
+
+    register("Meta", None, None)
+    _backends.on_backend(lambda b: register(b.dispatch_key, b, impl))
+    return family

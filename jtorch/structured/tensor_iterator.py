@@ -8,25 +8,20 @@ operand either (buffer, offset, strides) or, for Python scalars and CPU 0-dim te
 
 Outputs are handed to `set_output_raw_strided`, which the structured-kernel wrapper (functional,
 in-place or out=) decides how to honour: allocate, check, or resize. Reductions will reuse the
-shape/stride machinery later.
+shape/stride machinery (jtorch.geometry).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from .. import dtypes as _dt
+from ..geometry import (coalesce_dimensions, contiguous_strides, infer_size, is_contiguous,  # noqa: F401
+                        reorder_dimensions, shape_str, storage_extent)
 from ..memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 from ..promotion import can_cast, result_type_many
-from ..tensor import Tensor, contiguous_strides
-
-FUNCTIONAL, INPLACE, OUT = 0, 1, 2
-
-# c10::ScalarType names, used in PyTorch's TensorIterator messages.
-SCALAR_TYPE_NAME = {
-    _dt.bool: "Bool", _dt.uint8: "Byte", _dt.int8: "Char", _dt.int16: "Short", _dt.int32: "Int",
-    _dt.int64: "Long", _dt.float16: "Half", _dt.float32: "Float", _dt.float64: "Double",
-    _dt.complex64: "ComplexFloat", _dt.complex128: "ComplexDouble",
-}
+from ..scalar import SCALAR_TYPE_NAME, as_scalar
+from ..tensor import Tensor, new_storage
+from .meta import FUNCTIONAL, INPLACE, OUT, MetaBase, allocate, resize_output  # noqa: F401
 
 
 class TensorIteratorConfig:
@@ -63,105 +58,14 @@ UNARY_OP = TensorIteratorConfig(check_all_same_dtype=True)
 UNARY_FLOAT_OP = BINARY_FLOAT_OP
 UNARY_FORCE_BOOL_OP = TensorIteratorConfig(check_all_same_dtype=False, static_dtype=_dt.bool)
 
-_CONTIGUOUS: dict[tuple, tuple] = {}
-
-
-def _contiguous(size: tuple) -> tuple:
-    s = _CONTIGUOUS.get(size)
-    if s is None:
-        s = _CONTIGUOUS[size] = contiguous_strides(size)
-    return s
+_contiguous = contiguous_strides
 
 
 def _is_contiguous(t: Tensor) -> bool:
-    size = t._size
-    if t._stride == _contiguous(size):
-        return True
-    return t.is_contiguous()
+    return t._stride == contiguous_strides(t._size) or is_contiguous(t._size, t._stride)
 
 
-def infer_size(a: tuple, b: tuple) -> tuple:
-    """Broadcast two shapes (at::infer_size) with PyTorch's error text."""
-    if a == b:
-        return a
-    na, nb = len(a), len(b)
-    n = max(na, nb)
-    out = [0] * n
-    for i in range(n - 1, -1, -1):
-        off = n - 1 - i
-        sa = a[na - 1 - off] if na - 1 - off >= 0 else 1
-        sb = b[nb - 1 - off] if nb - 1 - off >= 0 else 1
-        if sa != sb and sa != 1 and sb != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {i}"
-            )
-        out[i] = sb if sa == 1 else sa
-    return tuple(out)
-
-
-def _shape_str(s: tuple) -> str:
-    return "[" + ", ".join(str(x) for x in s) + "]"
-
-
-# ---- dimension order and coalescing: pure functions on shapes and element strides ---------------
-def reorder_dimensions(shape: tuple, strides: list[list[int]]) -> list[int]:
-    """TensorIteratorBase::reorder_dimensions: the permutation putting the fastest dimension first.
-
-    Insertion sort over dimensions; an operand with a 0 (broadcast) stride defers to the next
-    operand; equal strides put the smaller dimension first; ambiguous pairs keep their order.
-    """
-    nd = len(shape)
-    perm = list(range(nd - 1, -1, -1))
-
-    def should_swap(d0: int, d1: int) -> int:
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, nd):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            c = should_swap(perm[dim0], perm[dim1])
-            if c > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif c < 0:
-                break
-    return perm
-
-
-def coalesce_dimensions(shape: tuple, strides: list[list[int]]) -> tuple:
-    """TensorIteratorBase::coalesce_dimensions: merge neighbours that walk memory as one dimension
-    for every operand (or have size 1). Truncates the stride lists in place; returns the shape."""
-    shape = list(shape)
-    nd = len(shape)
-    if nd <= 1:
-        return tuple(shape)
-    prev = 0
-    for d in range(1, nd):
-        s0, s1 = shape[prev], shape[d]
-        if s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[d] for st in strides):
-            if s0 == 1:
-                for st in strides:
-                    st[prev] = st[d]
-            shape[prev] *= s1
-        else:
-            prev += 1
-            if prev != d:
-                for st in strides:
-                    st[prev] = st[d]
-                shape[prev] = shape[d]
-    for st in strides:
-        del st[prev + 1:]
-    return tuple(shape[: prev + 1])
+_shape_str = shape_str
 
 
 class Operand:
@@ -177,12 +81,13 @@ class Operand:
         self.strides: list[int] | None = None
 
 
-class TensorIterator:
+class TensorIterator(MetaBase):
     """One elementwise computation being set up (and, for structured kernels, its outputs)."""
 
-    def __init__(self, mode: int = FUNCTIONAL, provided: Tensor | None = None) -> None:
-        self.mode = mode
-        self.provided = provided      # self for in-place, out for out=
+    def __init__(self, mode: int = FUNCTIONAL, provided: "tuple | Tensor | None" = ()) -> None:
+        if not isinstance(provided, tuple):
+            provided = () if provided is None else (provided,)
+        super().__init__(mode, provided)
         self.operands: list[Operand] = []
         self.num_outputs = 0
         self.shape: tuple = ()
@@ -192,9 +97,6 @@ class TensorIterator:
         self.perm: list[int] = []
 
     # ---- configuration ----
-    def maybe_get_output(self, i: int = 0) -> Tensor | None:
-        return self.provided if i == 0 else None
-
     def build_op(self, config: TensorIteratorConfig, out: Tensor | None, *inputs: Tensor) -> "TensorIterator":
         self.operands = [Operand(out, True)] + [Operand(t, False) for t in inputs]
         self.num_outputs = 1
@@ -203,6 +105,9 @@ class TensorIterator:
 
     def output(self, i: int = 0) -> Tensor:
         return self.operands[i].original
+
+    def outputs(self) -> list:
+        return [o.original for o in self.operands[: self.num_outputs]]
 
     def input(self, i: int = 0) -> Tensor:
         return self.operands[self.num_outputs + i].original
@@ -392,10 +297,11 @@ class TensorIterator:
         o = self.operands[i]
         dtype = self.out_dtype
         if self.mode == FUNCTIONAL or o.tensor is None:
-            o.tensor = o.original = _allocate(size, stride, dtype, self.device)
+            o.tensor = o.original = allocate(size, stride, dtype, self.device)
         elif self.mode == OUT:
             resize_output(o.tensor, size, stride)
         # in-place outputs never get here: their shape must already match
+        # (TensorIterator checks dtypes itself: casting outputs are allowed, unlike resize_out)
 
     def _kernel_out_dtype(self) -> _dt.dtype:
         d = self.out_dtype
@@ -427,39 +333,19 @@ class TensorIterator:
         return n
 
 
-# ---- helpers that touch storage ---------------------------------------------------------------------
-def _allocate(size: tuple, stride: tuple | None, dtype: _dt.dtype, device: Any) -> Tensor:
-    from ..tensor import new_storage
-
-    if stride is None:
-        stride = _contiguous(size)
-        n = 1
-        for s in size:
-            n *= s
-    else:
-        n = 0 if 0 in size else 1 + sum((s - 1) * st for s, st in zip(size, stride))
-    return Tensor._make(new_storage(n, dtype, device), size, stride, 0, dtype, device)
-
-
+# ---- helpers ----------------------------------------------------------------------------------------
 def _empty_like_strided(t: Tensor, dtype: _dt.dtype) -> Tensor:
     """A tensor of another dtype whose elements sit at the same strides as t's."""
-    from ..tensor import new_storage
-
-    n = 0 if t.numel() == 0 else 1 + sum((s - 1) * st for s, st in zip(t._size, t._stride))
+    n = storage_extent(t._size, t._stride)
     return Tensor._make(new_storage(n, dtype, t._device), t._size, t._stride, 0, dtype, t._device)
 
 
-def _as_scalar(np_type: type, v: Any) -> Any:
-    try:
-        return np_type(v)
-    except OverflowError:  # int8_tensor + 1000: wrap around like a C cast, as torch does
-        import numpy as np
-
-        return np.array(v).astype(np_type)[()]
+_as_scalar = as_scalar
 
 
 def _read_scalar(t: Tensor) -> Any:
-    return t._storage.data[t._offset]
+    """The value of a 0-dim tensor, read through its storage (a CPU scalar, usually)."""
+    return t._storage.read(t._offset)
 
 
 def _cast(t: Tensor, dtype: _dt.dtype) -> Tensor:
@@ -481,24 +367,3 @@ def _copy_into(dst: Tensor, src: Tensor) -> None:
     from .._ops import ops
 
     ops.aten.copy_.default(dst, src)
-
-
-def resize_output(out: Tensor, size: tuple, stride: tuple | None) -> None:
-    """at::native::resize_output: warn when a non-empty out= tensor has the wrong shape, then resize."""
-    import warnings
-
-    if out._size == size:
-        return
-    if out.numel() != 0:
-        warnings.warn(
-            f"An output with one or more elements was resized since it had shape {_shape_str(out._size)}, which "
-            f"does not match the required output shape {_shape_str(size)}. This behavior is deprecated, and in a "
-            "future PyTorch release outputs will not be resized unless they have zero elements. You can explicitly "
-            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-            UserWarning,
-            stacklevel=6,
-        )
-    stride = stride if stride is not None else _contiguous(size)
-    n = 0 if 0 in size else out._offset + 1 + sum((s - 1) * st for s, st in zip(size, stride))
-    out._storage.resize_(n)
-    out._size, out._stride = size, stride

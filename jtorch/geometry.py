@@ -1,0 +1,189 @@
+"""Shapes and strides, as pure functions on tuples: the one home of contiguity, broadcasting,
+dim wrapping, dim lists and TensorIterator's reorder/coalesce. A leaf module: it imports nothing
+of jtorch, so tensors, views, the structured layer and kernels all share these.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+_CONTIGUOUS: dict[tuple, tuple] = {}
+
+
+def contiguous_strides(size: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides (elements) of `size`; memoised, since every allocation asks."""
+    s = _CONTIGUOUS.get(size)
+    if s is None:
+        st = [1] * len(size)
+        acc = 1
+        for i in range(len(size) - 1, -1, -1):
+            st[i] = acc
+            acc *= max(size[i], 1)
+        s = tuple(st)
+        if len(_CONTIGUOUS) < 4096:
+            _CONTIGUOUS[size] = s
+    return s
+
+
+def is_contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    if 0 in size:  # no elements: contiguous whatever the strides, as in torch
+        return True
+    expected = 1
+    for s, st in zip(reversed(size), reversed(stride)):
+        if s != 1 and st != expected:
+            return False
+        expected *= s
+    return True
+
+
+def is_channels_last(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    if len(size) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if size[d] == 0:
+            return True
+        if size[d] != 1 and stride[d] != expected:
+            return False
+        expected *= size[d]
+    return True
+
+
+def numel(size: Sequence[int]) -> int:
+    n = 1
+    for s in size:
+        n *= s
+    return n
+
+
+def storage_extent(size: tuple[int, ...], stride: tuple[int, ...]) -> int:
+    """Elements a storage needs to hold a view of this size and stride at offset 0."""
+    if 0 in size:
+        return 0
+    return 1 + sum((s - 1) * st for s, st in zip(size, stride))
+
+
+def shape_str(size: Sequence[int]) -> str:
+    """PyTorch's `[2, 3]` rendering of a shape in messages."""
+    return "[" + ", ".join(str(s) for s in size) + "]"
+
+
+def infer_size(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """at::infer_size: the broadcast shape of a and b, with PyTorch's error text."""
+    if a == b:
+        return a
+    na, nb = len(a), len(b)
+    n = max(na, nb)
+    out = [0] * n
+    for i in range(n - 1, -1, -1):
+        off = n - 1 - i
+        sa = a[na - 1 - off] if na - 1 - off >= 0 else 1
+        sb = b[nb - 1 - off] if nb - 1 - off >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
+
+
+def wrap_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
+    """c10::maybe_wrap_dim with PyTorch's messages (a 0-dim tensor takes dims -1 and 0)."""
+    if ndim <= 0:
+        if not wrap_scalar:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        ndim = 1
+    if dim < -ndim or dim >= ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def dim_list_to_mask(dims: "Sequence[int] | int | None", ndim: int) -> list[bool]:
+    """at::dim_list_to_bitset / make_dim_mask: which dims a reduction reduces. None or an empty
+    list reduce every dim ("dim={} performs an all-reduce, same as dim=None")."""
+    if dims is None:
+        return [True] * ndim
+    if isinstance(dims, int):
+        dims = (dims,)
+    if len(dims) == 0:
+        return [True] * ndim
+    mask = [False] * ndim
+    for d in dims:
+        w = wrap_dim(d, ndim)
+        if ndim == 0:
+            continue
+        if mask[w]:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        mask[w] = True
+    return mask
+
+
+def reduced_shape(size: tuple[int, ...], mask: Sequence[bool], keepdim: bool) -> tuple[int, ...]:
+    """shape_from_dim_mask: a reduced dim becomes 1 with keepdim, else disappears."""
+    if keepdim:
+        return tuple(1 if m else s for s, m in zip(size, mask))
+    return tuple(s for s, m in zip(size, mask) if not m)
+
+
+# ---- TensorIterator's dimension order and coalescing ------------------------------------------------
+def reorder_dimensions(shape: tuple, strides: list[list[int]], reduction: bool = False,
+                       nout: int = 0) -> list[int]:
+    """TensorIteratorBase::reorder_dimensions: the permutation putting the fastest dimension first.
+
+    Insertion sort over dimensions; an operand with a 0 (broadcast) stride defers to the next
+    operand; equal strides put the smaller dimension first; ambiguous pairs keep their order.
+    In a reduction (`reduction=True`, the first `nout` stride lists are outputs) an output's
+    stride 0 marks a reduced dimension, and reduced dimensions move to the front (innermost).
+    """
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0: int, d1: int) -> int:
+        for k, st in enumerate(strides):
+            s0, s1 = st[d0], st[d1]
+            if reduction and k < nout and (s0 == 0) != (s1 == 0):
+                return 1 if s1 == 0 else -1
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, nd):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = should_swap(perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    return perm
+
+
+def coalesce_dimensions(shape: tuple, strides: list[list[int]]) -> tuple:
+    """TensorIteratorBase::coalesce_dimensions: merge neighbours that walk memory as one dimension
+    for every operand (or have size 1). Truncates the stride lists in place; returns the shape."""
+    shape = list(shape)
+    nd = len(shape)
+    if nd <= 1:
+        return tuple(shape)
+    prev = 0
+    for d in range(1, nd):
+        s0, s1 = shape[prev], shape[d]
+        if s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[d] for st in strides):
+            if s0 == 1:
+                for st in strides:
+                    st[prev] = st[d]
+            shape[prev] *= s1
+        else:
+            prev += 1
+            if prev != d:
+                for st in strides:
+                    st[prev] = st[d]
+                shape[prev] = shape[d]
+    for st in strides:
+        del st[prev + 1:]
+    return tuple(shape[: prev + 1])

@@ -1,0 +1,63 @@
+"""The CPU backend: NumPy-buffer storage and the stubs that run jtorch's generated Numba loops.
+
+`register()` hands these to jtorch.backends (jtorch/__init__.py calls it first thing). This is the
+only place where a built TensorIterator meets CPU buffers; the structured layer above never looks
+inside a storage. A user's backend (tests/test_backend_registration.py registers a toy
+PrivateUse1 one) provides the same stubs for its own storage.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ...backends import register_backend
+from ...scalar import as_scalar
+from ...storage import CPUStorage
+
+
+def _storage(numel: int, dtype: Any, device: Any) -> CPUStorage:
+    return CPUStorage(np.empty(numel, dtype=dtype.numpy))
+
+
+def elementwise(it: Any, scalar_fn: Callable, extras: tuple) -> None:
+    """Run `scalar_fn` over a built TensorIterator (cpu_kernel_vec's role)."""
+    from .loops import ArrayOperand, launch
+
+    operands = []
+    for o in it.operands:
+        if o.scalar is not None:
+            operands.append(o.scalar)
+        else:
+            t = o.tensor
+            operands.append(ArrayOperand(t._storage.data, t._offset, tuple(o.strides)))
+    launch(scalar_fn, it.shape, operands, extras)
+
+
+def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> Callable:
+    """TensorIterator's fast set-up: every array operand contiguous, of one shape. Returns
+    run(out, tensors, compute_dtype, extras) for inputs laid out as `pattern` (True = array,
+    False = a CPU scalar read as a value)."""
+    from .loops import contiguous_launcher
+
+    launcher = contiguous_launcher(scalar_fn, (True,) + tuple(pattern), nextra)
+    pattern = tuple(pattern)
+
+    def run(out: Any, tensors: list, dtype: Any, extras: list) -> None:
+        args = [out._storage.data, out._offset]
+        np_type = dtype.numpy.type
+        for t, is_array in zip(tensors, pattern):
+            if is_array:
+                args.append(t._storage.data)
+                args.append(t._offset)
+            else:
+                args.append(as_scalar(np_type, t._storage.data[t._offset]))
+        args.extend(extras)
+        launcher(out.numel(), *args)
+
+    return run
+
+
+def register() -> None:
+    register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
+                     elementwise_contiguous=elementwise_contiguous)
