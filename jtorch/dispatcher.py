@@ -83,7 +83,8 @@ def make_kernel(fn: Callable, debug: str, *, with_keyset: bool = False, boxed: b
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # Files that register on someone else's behalf: the debug string names their caller instead.
 _MACHINERY = frozenset(os.path.join(_HERE, *p.split("/")) for p in (
-    "dispatcher.py", "library.py", "native/registry.py", "structured/structured.py", "structured/elementwise.py",
+    "dispatcher.py", "library.py", "backends.py", "native/registry.py", "native/structured.py",
+    "native/elementwise.py", "structured/structured.py", "structured/elementwise.py",
 ))
 
 

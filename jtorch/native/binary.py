@@ -27,8 +27,8 @@ from ..device import CPU
 from ..kernels import scalar_binary as s
 from ..promotion import result_type, result_type_many
 from ..storage import CPUStorage
-from ..structured.elementwise import elementwise
-from ..structured.structured import StructuredFamily
+from .elementwise import elementwise
+from .structured import StructuredFamily
 from ..structured.tensor_iterator import (
     BINARY_FLOAT_OP, BINARY_OP, COMPARISON_OP, OUT, SCALAR_TYPE_NAME, UNARY_OP, TensorIteratorConfig,
     _as_scalar, _cast,

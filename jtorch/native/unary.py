@@ -28,8 +28,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..kernels import scalar_unary as s
 from ..backends import backend
-from ..structured.elementwise import elementwise
-from ..structured.structured import StructuredFamily
+from .elementwise import elementwise
+from .structured import StructuredFamily
 from ..structured.tensor_iterator import (
     FUNCTIONAL, INPLACE, OUT, SCALAR_TYPE_NAME, UNARY_FLOAT_OP, UNARY_FORCE_BOOL_OP, UNARY_OP,
     TensorIterator, TensorIteratorConfig,

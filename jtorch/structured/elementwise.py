@@ -1,8 +1,8 @@
-"""Elementwise structured families: the meta is a TensorIterator build, the impl launches the loop
-generated from the operator's one scalar function on the iterator's backend.
+"""Elementwise structured kernels: the meta is a TensorIterator build, the impl runs the loop
+generated from the operator's one scalar function through the backend's `elementwise` stub.
 
-`elementwise(out=..., functional=..., inplace=..., config=BINARY_OP, scalar=fn)` is the whole
-declaration of an operator such as add; the scalar function's parameters are the schema's tensor
+`jtorch.native.elementwise.elementwise(out=..., functional=..., inplace=..., config=BINARY_OP,
+scalar=fn)` is the whole declaration of an operator such as add; the scalar function's parameters are the schema's tensor
 arguments followed by the other arguments it needs (by schema name), e.g. `add(self, other, alpha)`.
 """
 from __future__ import annotations
@@ -16,7 +16,6 @@ from ..promotion import result_type_many
 from ..scalar import checked_scalar, to_compute  # noqa: F401  (checked_scalar: re-exported for families)
 from ..schema import FunctionSchema
 from ..tensor import Tensor, new_storage
-from .structured import StructuredFamily, structured
 from .tensor_iterator import FUNCTIONAL, INPLACE, TensorIterator, TensorIteratorConfig, _contiguous
 
 Select = Callable[[dict], "tuple[Callable, tuple[str, ...]]"]
@@ -27,24 +26,18 @@ Prepare = Callable[[list, dict, int, "Tensor | None"], list]
 _FAST_DTYPES = frozenset(d for d in _dt.all_dtypes if d is not _dt.float16)
 
 
-def elementwise(
+def elementwise_kernels(
     out: str,
     *,
     scalar: Callable | None = None,
     select: Select | None = None,
     config: "TensorIteratorConfig | Callable[[dict], TensorIteratorConfig]",
-    functional: str | None = None,
-    inplace: str | None = None,
     check: Check | None = None,
     prepare: Prepare | None = None,
     dispatch_check: Check | None = None,
-    numbers_as_tensors: bool = True,
-    variants: str = "function, method",
-    dunder: str = "",
-    inplace_dunder: str = "",
-    inplace_variants: str = "method",
-) -> StructuredFamily:
-    """Declare an elementwise operator family from its schemas and its scalar function.
+) -> "tuple[Callable, Callable, Callable]":
+    """(meta, impl, fast_path) of an elementwise operator family, from its out= schema and its
+    scalar function (jtorch.native.elementwise.elementwise declares the family with them).
 
     `select(extras) -> (scalar_fn, names of extras it takes)` picks among scalar functions when a
     non-numeric argument (a rounding mode, say) decides the formula. `check(common_dtype, extras)`
@@ -84,10 +77,7 @@ def elementwise(
         return _fast_path(kind, bind, generic, backend.device_type, runner, config_of, select, check, prepare,
                           dispatch_check)
 
-    return structured(out, functional=functional, inplace=inplace, meta=meta, impl=impl, context=TensorIterator,
-                      variants=variants, inplace_variants=inplace_variants,
-                      numbers_as_tensors=numbers_as_tensors, dunder=dunder, inplace_dunder=inplace_dunder,
-                      fast_path=fast)
+    return meta, impl, fast
 
 
 def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, make_runner: Callable,

@@ -11,16 +11,17 @@ returns. The Meta backend gets the same wrapper with no impl: shapes and dtypes 
 `impl(ctx, tensors, extras, backend)` never looks inside a storage: it calls `backend.stub(kind)`
 (jtorch.backends), so a backend registered after import (CUDA, a user's PrivateUse1) gets the
 kernels of every structured operator declared before it.
+
+This module makes kernels; declaring the operators and registering the kernels per backend is
+the declarations' job (jtorch.native.structured.structured).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from .. import backends as _backends
-from ..native.registry import NativeFunction, declare
 from ..schema import FunctionSchema
-from .meta import FUNCTIONAL, INPLACE, OUT, MetaBase
+from .meta import FUNCTIONAL, INPLACE, OUT  # noqa: F401  (mode constants, re-exported)
 
 Meta = Callable[[Any, list, dict], None]
 Impl = Callable[[Any, list, dict, "_backends.Backend"], None]
@@ -107,66 +108,3 @@ def out_kernel(bind: Callable, meta: Meta, impl: Impl | None, context: type, bac
         return outs
 
     return outs_fn
-
-
-@dataclass(frozen=True)
-class StructuredFamily:
-    out: NativeFunction
-    functional: NativeFunction | None
-    inplace: NativeFunction | None
-
-
-families: list[StructuredFamily] = []
-
-
-def structured(
-    out: str,
-    *,
-    functional: str | None = None,
-    inplace: str | None = None,
-    meta: Meta,
-    impl: Impl | None,
-    context: type = MetaBase,
-    variants: str = "function, method",
-    inplace_variants: str = "method",
-    numbers_as_tensors: bool = False,
-    dunder: str = "",
-    inplace_dunder: str = "",
-    fast_path: FastPath | None = None,
-    python_name: str | None = None,
-) -> StructuredFamily:
-    """Declare a structured operator family and register its generated kernels.
-
-    `out` is the structured out= schema; `functional` and `inplace` delegate to it. `context` is
-    the meta context class the wrappers make (MetaBase, or TensorIterator). `impl` runs on every
-    backend with data (it gets the Backend, whose stubs do the work); Meta gets no impl.
-    `fast_path` may wrap a backend's functional and in-place kernels with a shortcut for the
-    common case (TensorIterator's fast set-up).
-    """
-    out_nf = declare(out, variants="function", numbers_as_tensors=numbers_as_tensors, structured=True,
-                     python_name=python_name)
-    bind = make_binder(out_nf.func)
-    out_names = tuple(a.name for a in out_nf.func.arguments if a.is_out)
-    f_nf = i_nf = None
-    if functional is not None:
-        f_nf = declare(functional, variants=variants, numbers_as_tensors=numbers_as_tensors,
-                       structured_delegate=out_nf.name, dunder=dunder, python_name=python_name)
-    if inplace is not None:
-        i_nf = declare(inplace, variants=inplace_variants, numbers_as_tensors=numbers_as_tensors,
-                       structured_delegate=out_nf.name, dunder=inplace_dunder)
-    family = StructuredFamily(out_nf, f_nf, i_nf)
-    families.append(family)
-
-    def register(key: str, backend: Any, impl_: Impl | None) -> None:
-        out_nf.impl(key)(out_kernel(bind, meta, impl_, context, backend, out_names))
-        for nf, make, kind in ((f_nf, functional_kernel, "functional"), (i_nf, inplace_kernel, "inplace")):
-            if nf is None:
-                continue
-            k = make(bind, meta, impl_, context, backend)
-            if fast_path is not None and backend is not None:
-                k = fast_path(kind, bind, k, backend) or k
-            nf.impl(key)(k)
-
-    register("Meta", None, None)
-    _backends.on_backend(lambda b: register(b.dispatch_key, b, impl))
-    return family

@@ -1,0 +1,77 @@
+"""Declaring a structured operator family: its schemas, and its generated kernels registered for
+Meta and for every backend (jtorch.structured makes the kernels; this is the registration glue,
+PyTorch's generated RegisterCPU.cpp / RegisterMeta.cpp).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import backends as _backends
+from ..structured.meta import MetaBase
+from ..structured.structured import (FastPath, Impl, Meta, functional_kernel, inplace_kernel, make_binder,
+                                     out_kernel)
+from .registry import NativeFunction, declare
+
+
+@dataclass(frozen=True)
+class StructuredFamily:
+    out: NativeFunction
+    functional: NativeFunction | None
+    inplace: NativeFunction | None
+
+
+families: list[StructuredFamily] = []
+
+
+def structured(
+    out: str,
+    *,
+    functional: str | None = None,
+    inplace: str | None = None,
+    meta: Meta,
+    impl: Impl | None,
+    context: type = MetaBase,
+    variants: str = "function, method",
+    inplace_variants: str = "method",
+    numbers_as_tensors: bool = False,
+    dunder: str = "",
+    inplace_dunder: str = "",
+    fast_path: FastPath | None = None,
+    python_name: str | None = None,
+) -> StructuredFamily:
+    """Declare a structured operator family and register its generated kernels.
+
+    `out` is the structured out= schema; `functional` and `inplace` delegate to it. `context` is
+    the meta context class the wrappers make (MetaBase, or TensorIterator). `impl` runs on every
+    backend with data (it gets the Backend, whose stubs do the work); Meta gets no impl.
+    `fast_path` may wrap a backend's functional and in-place kernels with a shortcut for the
+    common case (TensorIterator's fast set-up).
+    """
+    out_nf = declare(out, variants="function", numbers_as_tensors=numbers_as_tensors, structured=True,
+                     python_name=python_name)
+    bind = make_binder(out_nf.func)
+    out_names = tuple(a.name for a in out_nf.func.arguments if a.is_out)
+    f_nf = i_nf = None
+    if functional is not None:
+        f_nf = declare(functional, variants=variants, numbers_as_tensors=numbers_as_tensors,
+                       structured_delegate=out_nf.name, dunder=dunder, python_name=python_name)
+    if inplace is not None:
+        i_nf = declare(inplace, variants=inplace_variants, numbers_as_tensors=numbers_as_tensors,
+                       structured_delegate=out_nf.name, dunder=inplace_dunder)
+    family = StructuredFamily(out_nf, f_nf, i_nf)
+    families.append(family)
+
+    def register(key: str, backend: Any, impl_: Impl | None) -> None:
+        out_nf.impl(key)(out_kernel(bind, meta, impl_, context, backend, out_names))
+        for nf, make, kind in ((f_nf, functional_kernel, "functional"), (i_nf, inplace_kernel, "inplace")):
+            if nf is None:
+                continue
+            k = make(bind, meta, impl_, context, backend)
+            if fast_path is not None and backend is not None:
+                k = fast_path(kind, bind, k, backend) or k
+            nf.impl(key)(k)
+
+    register("Meta", None, None)
+    _backends.on_backend(lambda b: register(b.dispatch_key, b, impl))
+    return family
