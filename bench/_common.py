@@ -43,3 +43,56 @@ def time_round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int
         if gc_was:
             gc.enable()
     return times
+
+
+# ---- progress: which row is running, and when kernels compile (no silent minute) ----------------
+def progress(name: str) -> None:
+    """Announce a row before timing it (run_all prints module headers; this names the row)."""
+    print(f"   - {name}", flush=True)
+
+
+_compile_notices = None
+
+
+def show_compilations() -> None:
+    """Print a line whenever Numba starts compiling a kernel (a cold kernel cache compiles each
+    kernel once; later runs load them from disk). Installed once per process by run_all."""
+    global _compile_notices
+    if _compile_notices is not None:
+        return
+    try:
+        from numba.core import event
+    except ImportError:
+        return
+
+    class _Notice(event.Listener):
+        def __init__(self) -> None:
+            self.depth = 0
+
+        def on_start(self, ev: Any) -> None:
+            self.depth += 1
+            if self.depth == 1:  # only the outermost compile: callees compile inside it
+                disp = (ev.data or {}).get("dispatcher")
+                fn = getattr(disp, "py_func", None)
+                mod = (getattr(fn, "__module__", "") or "").rsplit(".", 1)[-1]
+                name = f"{mod}.{getattr(fn, '__name__', '?')}" if fn is not None else "a kernel"
+                print(f"     compiling {name} (once; later runs load it from the kernel cache)", flush=True)
+
+        def on_end(self, ev: Any) -> None:
+            self.depth -= 1
+
+    _compile_notices = _Notice()
+    event.register("numba:compile", _compile_notices)
+
+
+def torch_or_none(_said: list = []) -> Any:  # noqa: B006  (the list remembers that we said it)
+    """torch if importable; else None, saying once how to add it (its columns stay empty)."""
+    try:
+        import torch
+        return torch
+    except ImportError:
+        if not _said:
+            _said.append(True)
+            print("   note: torch is not installed, so the torch columns are empty. Add it with:\n"
+                  "         pip install torch==2.13.0", flush=True)
+        return None

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from _common import time_round_robin  # noqa: E402  (bench/ is on sys.path when run)
+from _common import progress, time_round_robin, torch_or_none  # noqa: E402  (bench/ is on sys.path when run)
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))  # smoke test: few repeats, smaller inputs
 N_BIG = (1 << 20) if QUICK else 16 * 1024 * 1024
@@ -38,11 +38,9 @@ SIDE = 1024 if QUICK else 4000
 
 def try_import_torch() -> Any:
     """torch with 2 intra-op threads (this machine's core count), or None when not installed."""
-    try:
-        import torch
-    except Exception:
-        return None
-    torch.set_num_threads(2)
+    torch = torch_or_none()
+    if torch is not None:
+        torch.set_num_threads(2)
     return torch
 
 
@@ -134,6 +132,7 @@ def bench_case(name: str, kind: str, make: Callable[[Any], dict[str, Callable[[]
                nbytes: int | None = None, target_vs: str | None = None,
                target: float | None = None, rtol: float = 1e-6, atol: float = 0.0) -> dict:
     """Time one operation in every available library; `make(ctx)` returns {library: callable}."""
+    progress(name)
     fns = make(None)
     reasons = {}
     first_call_s = compiles = None

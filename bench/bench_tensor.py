@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
-from _common import cpu_model, time_round_robin  # noqa: E402  (bench/ is on sys.path when run)
+from _common import cpu_model, progress, time_round_robin, torch_or_none  # noqa: E402  (bench/ is on sys.path when run)
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 NUMBER = 2_000 if QUICK else 20_000
@@ -35,11 +35,7 @@ RESULTS = Path(__file__).resolve().parent / "results" / "tensor.json"
 
 
 def _torch() -> Any:
-    try:
-        import torch
-    except Exception:
-        return None
-    return torch
+    return torch_or_none()
 
 
 def _cases(torch: Any) -> list[tuple[str, tuple, dict[str, Callable[[], Any] | None]]]:
@@ -75,6 +71,7 @@ def run(number: int = NUMBER, repeat: int = REPEAT, write: bool = True) -> dict:
     torch = _torch()
     rows = []
     for name, shape, fns in _cases(torch):
+        progress(name)
         live = {}
         reasons = []
         for lib, fn in fns.items():

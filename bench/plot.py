@@ -75,7 +75,15 @@ def plot(result: dict, path: str) -> str | None:
     lo = max(FLOOR, min(min(s, t or s) for _, s, t, _ in items))
     hi = max(max(s, t or s) for _, s, t, _ in items)
     ax.set_xlim(lo / 1.6, hi * 2.5)
-    ax.set_xlabel("jtorch speed relative to the reference (higher is better; black bar = target)")
+    ax.set_xlabel("jtorch speed relative to the reference named in each label (higher is better, log scale)")
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    ax.legend(handles=[Patch(color=COLORS["PASS"], label="meets its target"),
+                       Patch(color=COLORS["MISS"], label="misses its target"),
+                       Patch(color=OTHER, label="reported (no target)"),
+                       Line2D([], [], color="black", lw=2, label="target"),
+                       Line2D([], [], color="grey", lw=0.8, ls="--", label="parity (1x)")],
+              loc="lower right", fontsize=8, framealpha=0.9)
     m = result.get("machine", {})
     ax.set_title(f"jtorch benchmarks - {m.get('cpu', '?')}, {m.get('cores', '?')} cores, "
                  f"{str(m.get('date', ''))[:10]}", fontsize=10)

@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 from typing import Any
-from _common import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
+from _common import cpu_model, show_compilations, torch_or_none  # noqa: E402  (bench/ is on sys.path when run)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -229,6 +229,9 @@ def main(argv: list[str] | None = None) -> dict:
     names = only or MODULES
 
     t_all = time.perf_counter()
+    show_compilations()  # a cold kernel cache compiles for minutes: say which kernel, as it happens
+    if torch_or_none() is None:
+        pass  # said once, with the install command; the torch columns stay empty
     rows: list[dict] = []
     notes: list[str] = []
     modules: dict[str, dict] = {}
