@@ -83,13 +83,13 @@ def plot(result: dict, path: str) -> str | None:
                        Patch(color=OTHER, label="reported (no target)"),
                        Line2D([], [], color="black", lw=2, label="target"),
                        Line2D([], [], color="grey", lw=0.8, ls="--", label="parity (1x)")],
-              loc="lower right", fontsize=8, framealpha=0.9)
+              loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=5, fontsize=8, frameon=False)
     m = result.get("machine", {})
     ax.set_title(f"jtorch benchmarks - {m.get('cpu', '?')}, {m.get('cores', '?')} cores, "
                  f"{str(m.get('date', ''))[:10]}", fontsize=10)
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # keeps the legend below the axes
     plt.close(fig)
     return path
 
