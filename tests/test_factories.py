@@ -653,7 +653,7 @@ def test_from_numpy_errors():
 
 
 def test_from_numpy_warns_once_for_read_only_arrays():
-    import jtorch.native.factories as f
+    import jtorch.native.tensor_new as f
 
     f._warned_not_writable = False
     a = np.arange(3.0)
