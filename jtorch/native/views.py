@@ -19,6 +19,7 @@ from typing import Any, Iterator, Sequence
 from .. import dtypes as _dt
 from .._enums import contiguous_format
 from ..geometry import numel as _numel, shape_str as _fmt, wrap_dim
+from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
 from .registry import by_name, declare
 
@@ -36,7 +37,7 @@ def _view(self: Tensor, size: tuple, stride: tuple, offset: int) -> Tensor:
 
 def legacy_type_name(t: Tensor) -> str:
     """Tensor::toString(): 'torch.FloatTensor', 'torch.cuda.FloatTensor', 'MetaFloatType'."""
-    name = _dt._TORCH_NAMES[t.dtype._index]
+    name = SCALAR_TYPE_NAME[t.dtype]
     dev = t._device.type
     if dev == "cpu":
         return f"torch.{name}Tensor"
@@ -172,7 +173,7 @@ def view_dtype_kernel(self: Tensor, dtype: _dt.dtype) -> Tensor:
         return _view(self, self._size, self._stride, self._offset)
     a, b = old.itemsize, dtype.itemsize
     size, stride, offset = list(self._size), list(self._stride), self._offset
-    on, nn = _dt._TORCH_NAMES[old._index], _dt._TORCH_NAMES[dtype._index]
+    on, nn = SCALAR_TYPE_NAME[old], SCALAR_TYPE_NAME[dtype]
     what = f"to view {on} as {nn} (different element sizes)"
     if a != b:
         if not size:
