@@ -12,10 +12,10 @@ from typing import Any
 from .._enums import as_memory_format, channels_last, contiguous_format, preserve_format, strided
 from ..backends import backend
 from ..device import as_device
-from ..geometry import infer_dense_strides, is_channels_last_strides_2d, is_non_overlapping_and_dense
+from ..geometry import is_channels_last_strides_2d
 from ..tensor import Tensor
 from .copy import clone, copy_into_new
-from .factories import empty, empty_strided
+from .factories import empty_like_impl
 from .registry import declare
 
 _to_copy = declare(
@@ -51,16 +51,8 @@ def _to_copy_kernel(self: Tensor, *, dtype: Any = None, layout: Any = None, devi
     if layout is not None and layout is not strided:
         raise RuntimeError("to(options) doesn't support converting to a different layout, but got self.layout "
                            f"being {strided} and options.layout set as {layout}")
-    dtype = dtype or self.dtype
     dev = self._device if device is None else as_device(device)
-    mf = as_memory_format(memory_format) or preserve_format
-    if mf is preserve_format:
-        if is_non_overlapping_and_dense(self._size, self._stride):
-            r = empty_strided.op(self._size, self._stride, dtype=dtype, device=dev)
-        else:
-            r = empty_strided.op(self._size, infer_dense_strides(self._size, self._stride), dtype=dtype, device=dev)
-    else:
-        r = empty.op(self._size, dtype=dtype, device=dev, memory_format=mf)
+    r = empty_like_impl(self, dtype or self.dtype, dev, as_memory_format(memory_format) or preserve_format)
     return copy_into_new(r, self, non_blocking)
 
 

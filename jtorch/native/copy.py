@@ -20,14 +20,14 @@ import numpy as np
 from .. import dtypes as _dt
 from .._enums import as_memory_format, preserve_format
 from ..backends import backend
-from ..geometry import contiguous_strides, infer_size, is_contiguous, shape_str
+from ..geometry import infer_size, is_contiguous, shape_str
 from ..memory_overlap import (_FULL, _may_overlap, _same_memory, assert_no_internal_overlap, assert_no_partial_overlap,
                               get_overlap_status)
 from ..scalar import checked_scalar
-from ..storage import new_storage
+from ..structured.meta import allocate
 from ..tensor import Tensor
 from ..tls import AutoDispatchBelowADInplaceOrView
-from .factories import aten, empty_like
+from .factories import aten, empty_like_impl
 from .registry import declare
 
 copy_ = declare("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
@@ -49,10 +49,7 @@ def _stub(t: Tensor, kind: str) -> Any:
 
 def _contiguous_empty(size: tuple, dtype: _dt.dtype, dev: Any) -> Tensor:
     """A kernel's temporary: contiguous, on `dev` (not an operator call: nothing to observe)."""
-    n = 1
-    for s in size:
-        n *= s
-    return Tensor._make(new_storage(n, dtype, dev), size, contiguous_strides(size), 0, dtype, dev)
+    return allocate(size, None, dtype, dev)
 
 
 def _expanded(t: Tensor, shape: tuple) -> Tensor:
@@ -183,7 +180,7 @@ def copy_into_new(dst: Tensor, src: Tensor, non_blocking: bool = False) -> Tenso
     autograd in PyTorch (the autograd kernel above them holds AutoDispatchBelowADInplaceOrView),
     so this write neither records history nor bumps the new tensor's version."""
     with AutoDispatchBelowADInplaceOrView():
-        copy_.op(dst, src, non_blocking)
+        aten("copy_")(dst, src, non_blocking)
     return dst
 
 
@@ -228,16 +225,16 @@ def fill__tensor_kernel(self: Tensor, value: Tensor) -> Tensor:
 
 @fill_Scalar.impl("CompositeExplicitAutograd")
 def fill_scalar(self: Tensor, value: Any) -> Tensor:
-    r = empty_like.op(self)
+    r = empty_like_impl(self)
     with AutoDispatchBelowADInplaceOrView():
-        return fill__Scalar.op(r, value)
+        return aten("fill_.Scalar")(r, value)
 
 
 @fill_Tensor.impl("CompositeExplicitAutograd")
 def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
-    r = empty_like.op(self)
+    r = empty_like_impl(self)
     with AutoDispatchBelowADInplaceOrView():
-        return fill__Tensor.op(r, value)
+        return aten("fill_.Tensor")(r, value)
 
 
 @zero_.impl_backends
@@ -251,4 +248,4 @@ def zero__kernel(self: Tensor) -> Tensor:
 @clone.impl("CompositeExplicitAutograd")
 def clone_kernel(self: Tensor, *, memory_format: Any = None) -> Tensor:
     mf = as_memory_format(memory_format) or preserve_format
-    return copy_into_new(empty_like.op(self, memory_format=mf), self)
+    return copy_into_new(empty_like_impl(self, memory_format=mf), self)

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._enums import as_memory_format, channels_last, preserve_format
+from ..backends import backend
 from ..device import CPU, as_device
 from ..geometry import (channels_last_strides, contiguous_strides, infer_dense_strides, is_non_overlapping_and_dense,
                         storage_extent)
@@ -167,7 +168,7 @@ def empty_strided_kernel(size: tuple, stride: tuple, *, dtype: Any = None, layou
 
 
 def _empty(size: tuple, dtype: Any, device: Any, memory_format: Any = None) -> Tensor:
-    return empty.op(tuple(size), dtype=dtype, device=device, memory_format=memory_format)
+    return aten("empty.memory_format")(tuple(size), dtype=dtype, device=device, memory_format=memory_format)
 
 
 # ---- zeros / ones / full / scalar_tensor ------------------------------------------------------------
@@ -230,19 +231,25 @@ def scalar_tensor_kernel(s: Any, *, dtype: Any = None, layout: Any = None, devic
 
 
 # ---- *_like: dtype/device from self, memory_format=preserve_format keeps dense strides -------------
-@empty_like.impl("CompositeExplicitAutograd")
-@runs_below_inplace_or_view
-def empty_like_kernel(self: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
-                      pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+def empty_like_impl(self: Tensor, dtype: Any = None, device: Any = None, memory_format: Any = None) -> Tensor:
+    """at::empty_like's body: dense strides in self's dimension order for preserve_format (the
+    kernels that call it directly, clone and _to_copy, run below ADInplaceOrView already)."""
     dtype = dtype if dtype is not None else self.dtype
     device = device if device is not None else self._device
     mf = as_memory_format(memory_format)
     if mf is None or mf is preserve_format:
-        if is_non_overlapping_and_dense(self._size, self._stride):
-            return empty_strided.op(self._size, self._stride, dtype=dtype, device=device)
-        return empty_strided.op(self._size, infer_dense_strides(self._size, self._stride), dtype=dtype,
-                                device=device)
+        size, stride = self._size, self._stride
+        if not is_non_overlapping_and_dense(size, stride):
+            stride = infer_dense_strides(size, stride)
+        return aten("empty_strided")(size, stride, dtype=dtype, device=device)
     return _empty(self._size, dtype, device, mf)
+
+
+@empty_like.impl("CompositeExplicitAutograd")
+@runs_below_inplace_or_view
+def empty_like_kernel(self: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                      pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+    return empty_like_impl(self, dtype, device, memory_format)
 
 
 def _like(self: Tensor, dtype: Any, device: Any, memory_format: Any) -> Tensor:
@@ -341,11 +348,12 @@ def eye_m_out_kernel(n: int, m: int, *, out: Tensor) -> Tensor:
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     resize_(out, (n, m))
-    if out._device.type != "meta" and n and m:
-        zero_(out)
+    if out._device.type != "meta" and n and m:  # out.zero_(); out.diagonal().fill_(1), with the fill stub
+        fill = backend(out._device.type).stub("fill")
+        fill(out, out.dtype.numpy.type(0))
         st = out._stride
-        diagonal = Tensor._make(out._storage, (min(n, m),), (st[0] + st[1],), out._offset, out.dtype, out._device)
-        fill_(diagonal, 1)
+        fill(Tensor._make(out._storage, (min(n, m),), (st[0] + st[1],), out._offset, out.dtype, out._device),
+             out.dtype.numpy.type(1))
     return out
 
 

@@ -17,10 +17,10 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backends import backend
-from ..geometry import contiguous_strides, shape_str as _fmt
+from ..geometry import shape_str as _fmt
 from ..memory_overlap import _FULL, _PARTIAL, get_overlap_status
 from ..scalar import SCALAR_TYPE_NAME
-from ..storage import new_storage
+from ..structured.meta import allocate
 from ..tensor import Tensor
 from .copy import clone, copy_from_host, host_array, host_values, moved
 from .registry import declare
@@ -145,13 +145,8 @@ def index_kernel(self: Tensor, indices: list) -> Tensor:
     bshape = _broadcast_index_shape(entries, with_values)
     if with_values:
         _check_bounds(self._size, entries, bshape)
-    shape = tuple(_result_shape(self._size, entries, bshape))
-    n = 1
-    for s in shape:
-        n *= s
-    out = Tensor._make(new_storage(n, self.dtype, self._device), shape, contiguous_strides(shape), 0,
-                       self.dtype, self._device)
-    if with_values and n:
+    out = allocate(tuple(_result_shape(self._size, entries, bshape)), None, self.dtype, self._device)
+    if with_values and out.numel():
         _index_stub(self)("index", out, self, entries)
     return out
 
@@ -207,7 +202,7 @@ def index_put__kernel(self: Tensor, indices: list, values: Tensor, accumulate: b
         return self
     _check_bounds(self._size, entries, bshape)
     if masked_fill:  # masked_fill_(mask, value.item()): the value is converted, not checked
-        v = Tensor._make(new_storage(1, self.dtype, self._device), (), (), 0, self.dtype, self._device)
+        v = allocate((), None, self.dtype, self._device)
         copy_from_host(v, host_array(values)[:1].astype(self.dtype.numpy))
         values = v
     else:
