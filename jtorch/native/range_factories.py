@@ -105,12 +105,13 @@ def _arange_values(start: Any, step: Any, n: int, dtype: _dt.dtype) -> np.ndarra
     v = _VEC_BYTES // dtype.itemsize
     lanes = np.arange(v, dtype=acc)
     out = np.empty(n, dtype.numpy)
-    for b, e in _parallel_chunks(n):
-        nv = ((e - b) // (2 * v)) * 2 * v
-        if nv:
-            base = fma(st, np.arange(b, b + nv, v).astype(acc), s).astype(dtype.numpy).astype(acc)
-            out[b:b + nv] = fma(lanes[None, :], st, base[:, None]).reshape(-1).astype(dtype.numpy)
-        out[b + nv:e] = fma(st, np.arange(b + nv, e).astype(acc), s).astype(dtype.numpy)
+    with np.errstate(over="ignore"):  # values beyond float16's range become inf, silently in C++
+        for b, e in _parallel_chunks(n):
+            nv = ((e - b) // (2 * v)) * 2 * v
+            if nv:
+                base = fma(st, np.arange(b, b + nv, v).astype(acc), s).astype(dtype.numpy).astype(acc)
+                out[b:b + nv] = fma(lanes[None, :], st, base[:, None]).reshape(-1).astype(dtype.numpy)
+            out[b + nv:e] = fma(st, np.arange(b + nv, e).astype(acc), s).astype(dtype.numpy)
     return out
 
 
