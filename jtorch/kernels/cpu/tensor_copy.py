@@ -50,6 +50,6 @@ def copy(dst: Any, src: Any) -> None:
         shape, ds, ss = (n,), (1,), (1,)
     else:
         shape, ds, ss = loop_plan(size, ds, ss)
-    k = _loops()
+    k = _Loops if _Loops.copy is not None else _loops()
     k.copy(k.ArrayOperand(dst._storage.data, dst._offset, ds), k.ArrayOperand(src._storage.data, src._offset, ss),
            shape)
