@@ -29,6 +29,7 @@ from ..tensor import Tensor
 from ..tls import AutoDispatchBelowADInplaceOrView
 from .factories import aten, empty_like_impl
 from .registry import declare
+from .views import infer_expand_geometry
 
 copy_ = declare("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
                 variants="method", numbers_as_tensors=True)
@@ -54,12 +55,8 @@ def _contiguous_empty(size: tuple, dtype: _dt.dtype, dev: Any) -> Tensor:
 
 def _expanded(t: Tensor, shape: tuple) -> Tensor:
     """t broadcast to `shape` (stride 0 on the broadcast dimensions), for the copy stub."""
-    lead = len(shape) - len(t._size)
-    stride = [0] * len(shape)
-    for i, s in enumerate(t._size):
-        if s != 1 or shape[lead + i] == 1:
-            stride[lead + i] = t._stride[i]
-    return Tensor._make(t._storage, tuple(shape), tuple(stride), t._offset, t.dtype, t._device)
+    size, stride = infer_expand_geometry(t._size, t._stride, shape)
+    return Tensor._make(t._storage, size, stride, t._offset, t.dtype, t._device)
 
 
 def _contiguous_copy(t: Tensor) -> Tensor:
