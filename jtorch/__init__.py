@@ -23,7 +23,7 @@ from .tensor import Size, Tensor  # noqa: F401,E402
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
 from . import cuda  # noqa: F401,E402
 from ._dlpack import from_dlpack  # noqa: F401,E402
-from .native.factories import tensor, as_tensor, from_numpy  # noqa: F401,E402
+from .native.tensor_new import tensor, as_tensor, from_numpy  # noqa: F401,E402
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401,E402,E501
 from . import native  # noqa: F401,E402
 from . import bindings as _bindings  # noqa: E402

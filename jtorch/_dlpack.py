@@ -3,7 +3,8 @@ PyTorch and any other DLPack library.
 
 CPU storage is a NumPy buffer, so NumPy does the capsule work: the producer exports a NumPy view
 of the tensor (the capsule keeps the storage alive), and the consumer imports with
-`np.from_dlpack` and wraps the array's memory in a CPUStorage without copying.
+`np.from_dlpack` and wraps the array's memory in a CPU tensor without copying. A conversion like
+jtorch.native's: this module sets `Tensor.__dlpack__` / `__dlpack_device__` when imported.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .kernels.cpu.host import numpy_view
+from .native.tensor_new import tensor_from_numpy
 from .tensor import Tensor
 
 
@@ -57,14 +60,7 @@ def to_dlpack(t: Tensor, *, stream: Any = -1, max_version: Any = None, dl_device
         raise BufferError(f"Cannot pack tensors on {t._device.type}")
     if stream is not None and stream != -1:
         raise AssertionError("stream should be None on cpu.")
-    return t._numpy_view().__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
-
-
-def tensor_from_numpy(arr: np.ndarray) -> Tensor:
-    """A CPU tensor over `arr`'s memory (torch.from_numpy's semantics; `arr` is kept alive)."""
-    from .native.factories import _from_numpy
-
-    return _from_numpy(arr, warn_if_not_writeable=False)
+    return numpy_view(t).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
 
 
 class _Capsule:
@@ -96,3 +92,7 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: Any = None) -> Ten
                         f"{type(ext_tensor).__name__}")
     arr = np.from_dlpack(src, copy=copy)
     return tensor_from_numpy(arr)
+
+
+Tensor.__dlpack__ = to_dlpack
+Tensor.__dlpack_device__ = dlpack_device

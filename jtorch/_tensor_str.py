@@ -14,6 +14,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from . import dtypes as _dt
+
 __all__ = [
     "set_printoptions",
     "get_printoptions",
@@ -77,7 +79,7 @@ def printoptions(**kwargs: Any) -> Iterator[None]:
 
 
 # ---------------------------------------------------------------------------
-# dtype helpers (jtorch.dtypes is imported lazily to avoid import cycles)
+# dtype helpers
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -91,17 +93,7 @@ def _dtype_str(dtype: Any) -> str:
 
 def _default_dtype_names() -> tuple[str, str]:
     """(default float dtype name, default complex dtype name)."""
-    try:
-        from . import dtypes as _dt
-
-        fdef = _dtype_name(_dt.get_default_dtype())
-        try:
-            cdef = _dtype_name(_dt.default_complex_dtype())
-        except AttributeError:
-            cdef = "complex128" if fdef == "float64" else "complex64"
-        return fdef, cdef
-    except Exception:  # dtypes module missing or incomplete: torch's defaults
-        return "float32", "complex64"
+    return _dtype_name(_dt.get_default_dtype()), _dtype_name(_dt.default_complex_dtype())
 
 
 # ---------------------------------------------------------------------------

@@ -48,6 +48,61 @@ def is_channels_last(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
     return True
 
 
+def channels_last_strides(size: tuple[int, ...]) -> tuple[int, ...]:
+    """get_channels_last_strides_2d: NHWC strides of an NCHW size."""
+    if len(size) != 4:
+        raise RuntimeError("required rank 4 tensor to use channels_last format")
+    n, c, h, w = size
+    return (h * w * c, 1, w * c, c)
+
+
+def is_channels_last_strides_2d(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """c10::is_channels_last_strides_2d_s4: the guess behind suggest_memory_format."""
+    if len(size) != 4 or stride[1] == 0:
+        return False
+    mn = 0
+    for d in (1, 3, 2, 0):
+        if size[d] == 0 or stride[d] < mn:
+            return False
+        if d == 0 and mn == stride[1]:
+            return False
+        mn = stride[d]
+        if size[d] > 1:
+            mn *= size[d]
+    return True
+
+
+def is_non_overlapping_and_dense(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """TensorImpl::compute_non_overlapping_and_dense: a permutation of a contiguous layout."""
+    n = len(size)
+    if n == 1:
+        return size[0] < 2 or stride[0] == 1
+    if is_contiguous(size, stride):
+        return True
+    perm = sorted(range(n), key=lambda d: (size[d] < 2, stride[d] if size[d] >= 2 else 0))
+    require = 1
+    for d in perm:
+        if size[d] < 2:
+            return True
+        if stride[d] != require:
+            return False
+        require *= size[d]
+    return True
+
+
+def infer_dense_strides(size: tuple[int, ...], stride: tuple[int, ...]) -> tuple[int, ...]:
+    """at::infer_dense_strides: dense strides in the same dimension order as `stride` (the order
+    TensorIterator's reorder_dimensions gives one operand: fastest dimension first)."""
+    perm = reorder_dimensions(size, [list(stride)])
+    out = [0] * len(size)
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        if size[d] > 1:
+            acc *= size[d]
+    return tuple(out)
+
+
 def numel(size: Sequence[int]) -> int:
     n = 1
     for s in size:

@@ -1,30 +1,12 @@
 """Memory overlap between tensors (ATen's MemoryOverlap.cpp): what TensorIterator, copy_ and
-index_put_ check before they write, so no operation leaves a target half-written."""
+index_put_ check before they write, so no operation leaves a target half-written.
+
+Backend-neutral: it reads sizes, strides, data pointers and asks the storages whether they alias.
+"""
 from __future__ import annotations
 
-import numpy as np
-
-from .storage import CPUStorage
-from .tensor import Tensor, _is_contiguous
-
-
-def is_non_overlapping_and_dense(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    """TensorImpl::compute_non_overlapping_and_dense: a permutation of a contiguous layout."""
-    n = len(size)
-    if n == 1:
-        return size[0] < 2 or stride[0] == 1
-    if _is_contiguous(size, stride):
-        return True
-    perm = sorted(range(n), key=lambda d: (size[d] < 2, stride[d] if size[d] >= 2 else 0))
-    require = 1
-    for d in perm:
-        if size[d] < 2:
-            return True
-        if stride[d] != require:
-            return False
-        require *= size[d]
-    return True
-
+from .geometry import is_non_overlapping_and_dense
+from .tensor import Tensor
 
 _NO, _YES, _TOO_HARD, _FULL, _PARTIAL = range(5)
 
@@ -46,25 +28,9 @@ def assert_no_internal_overlap(t: Tensor) -> None:
 
 
 def _same_memory(a: Tensor, b: Tensor) -> bool:
-    """Storage aliasing: the same storage, or CPU buffers viewing the same memory."""
+    """One storage, or storages whose memory intersects (NumPy arrays viewing one buffer)."""
     sa, sb = a._storage, b._storage
-    if sa is sb:
-        return True
-    return type(sa) is CPUStorage and type(sb) is CPUStorage and np.may_share_memory(sa.data, sb.data)
-
-
-def _root(buf: np.ndarray) -> object:
-    while isinstance(buf.base, np.ndarray):
-        buf = buf.base
-    return buf if buf.base is None else buf.base
-
-
-def _is_alias_of(a: Tensor, b: Tensor) -> bool:
-    """Storage::is_alias_of: one storage (or CPU buffers that are views of one NumPy array)."""
-    sa, sb = a._storage, b._storage
-    if sa is sb:
-        return True
-    return type(sa) is CPUStorage and type(sb) is CPUStorage and _root(sa.data) is _root(sb.data)
+    return sa is sb or sa.may_share_memory(sb)
 
 
 def get_overlap_status(a: Tensor, b: Tensor) -> int:
@@ -74,7 +40,8 @@ def get_overlap_status(a: Tensor, b: Tensor) -> int:
         return _NO
     if not is_non_overlapping_and_dense(a._size, a._stride) or not is_non_overlapping_and_dense(b._size, b._stride):
         return _TOO_HARD
-    if _is_alias_of(a, b):
+    sa, sb = a._storage, b._storage
+    if sa is sb or sa.is_alias_of(sb):
         ab, bb = a.data_ptr(), b.data_ptr()
         ae, be = ab + a.numel() * a.dtype.itemsize, bb + b.numel() * b.dtype.itemsize
         if ab == bb and ae == be:

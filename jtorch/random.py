@@ -11,8 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from .device import _BACKEND_KEY, as_device, device
+from . import dtypes as _dt
+from .device import _BACKEND_KEY, CPU, as_device, device
 from .keyset import DispatchKeySet
+from .storage import CPUStorage
+from .tensor import Tensor
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state"]
@@ -70,20 +73,16 @@ class Generator:
     def initial_seed(self) -> int:
         return self._seed
 
-    def get_state(self) -> Any:
+    def get_state(self) -> Tensor:
         """The generator state as a uint8 CPU tensor (restorable with set_state)."""
-        from .native.factories import from_numpy
-
         st = self._rng.bit_generator.state
         raw = (self._seed.to_bytes(8, "little") + st["state"]["state"].to_bytes(16, "little")
                + st["state"]["inc"].to_bytes(16, "little") + int(st["has_uint32"]).to_bytes(4, "little")
                + int(st["uinteger"]).to_bytes(4, "little"))
-        return from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
+        data = np.frombuffer(raw, dtype=np.uint8).copy()
+        return Tensor._make(CPUStorage(data), (_STATE_SIZE,), (1,), 0, _dt.uint8, CPU)
 
     def set_state(self, new_state: Any) -> "Generator":
-        from .tensor import Tensor
-        from . import dtypes as _dt
-
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype is not _dt.uint8:
@@ -92,7 +91,7 @@ class Generator:
         if n != _STATE_SIZE:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found the input RNG "
                                f"state size to be {n}")
-        raw = np.ascontiguousarray(new_state._numpy_view()).reshape(-1).tobytes()
+        raw = bytes(new_state.reshape(-1).tolist())  # any device, any layout
         s = int.from_bytes(raw[0:8], "little")
         self._set_seed(s)
         self._rng.bit_generator.state = {

@@ -11,11 +11,31 @@ import numpy as np
 from . import dtypes as _dt
 
 # c10::ScalarType names, used in PyTorch's messages ("Found dtype Float but expected Long").
-SCALAR_TYPE_NAME = {
-    _dt.bool: "Bool", _dt.uint8: "Byte", _dt.int8: "Char", _dt.int16: "Short", _dt.int32: "Int",
-    _dt.int64: "Long", _dt.float16: "Half", _dt.float32: "Float", _dt.float64: "Double",
-    _dt.complex64: "ComplexFloat", _dt.complex128: "ComplexDouble",
+SCALAR_TYPE_NAME = {d: _dt._TORCH_NAMES[d._index] for d in _dt.all_dtypes}
+
+# The C++ type names in c10::checked_convert's message ("value cannot be converted to type int8_t").
+C_TYPE_NAME = {
+    _dt.bool: "bool", _dt.uint8: "uint8_t", _dt.int8: "int8_t", _dt.int16: "int16_t", _dt.int32: "int",
+    _dt.int64: "int64_t", _dt.float16: "c10::Half", _dt.float32: "float", _dt.float64: "double",
+    _dt.complex64: "c10::complex<float>", _dt.complex128: "c10::complex<double>",
 }
+
+# caffe2::TypeMeta names: how a dtype prints inside some TORCH_CHECK messages ("for signed char").
+TYPE_META_NAME = {
+    _dt.bool: "bool", _dt.uint8: "unsigned char", _dt.int8: "signed char", _dt.int16: "short int",
+    _dt.int32: "int", _dt.int64: "long int", _dt.float16: "c10::Half", _dt.float32: "float",
+    _dt.float64: "double", _dt.complex64: "c10::complex<float>", _dt.complex128: "c10::complex<double>",
+}
+
+
+def not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
+    """AT_DISPATCH's error for a dtype a kernel has no case for."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
+
+
+def format_double(x: float) -> str:
+    """A double as C++'s ostream prints it in PyTorch's messages (6 significant digits)."""
+    return f"{x:g}"
 
 
 def as_scalar(np_type: type, v: Any) -> Any:
@@ -37,48 +57,62 @@ def to_compute(dtype: _dt.dtype, v: Any) -> Any:
     return v
 
 
-# The C++ type names in c10::checked_convert's message ("value cannot be converted to type int8_t").
-_C_TYPE_NAME = {
-    _dt.bool: "bool", _dt.uint8: "uint8_t", _dt.int8: "int8_t", _dt.int16: "int16_t", _dt.int32: "int",
-    _dt.int64: "int64_t", _dt.float16: "c10::Half", _dt.float32: "float", _dt.float64: "double",
-    _dt.complex64: "c10::complex<float>", _dt.complex128: "c10::complex<double>",
-}
+_INT64_MIN, _UINT64_MAX = -(2 ** 63), 2 ** 64 - 1
 
 
-def checked_scalar(dtype: _dt.dtype, v: "bool | int | float | complex") -> Any:
-    """`Scalar::to<T>()`: v as a NumPy scalar of dtype, raising PyTorch's error where c10::overflows
-    says the value does not fit (a negative integer into an unsigned type wraps, as in C++)."""
+def checked_scalar(dtype: _dt.dtype, v: Any, name: "str | None" = None) -> Any:
+    """`Scalar::to<T>()`: v (a Python or NumPy bool/int/float/complex) as a NumPy scalar of dtype,
+    raising PyTorch's error where c10::overflows says the value does not fit. A negative integer
+    into an unsigned type wraps, as in C++; doubles reach float16 through float, as
+    `static_cast<c10::Half>(double)` does. An int beyond int64/uint64 cannot even be a Scalar:
+    the argument parser's OverflowError. `name` replaces the C++ type name in the message (the
+    Python data conversions of torch.tensor say 'int8', not 'int8_t')."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    tv = type(v)
+    if tv is int:
+        if v > _UINT64_MAX:
+            raise OverflowError("int too big to convert")
+        if v < _INT64_MIN:
+            raise OverflowError("can't convert negative int to unsigned")
     np_type = dtype.numpy.type
-    lo, hi = _LIMITS[dtype]
+    lo, hi = LIMITS[dtype]
     if dtype is _dt.bool:  # c10's conversion to bool is `!= 0`: it never overflows
         return np_type(v != 0)
-    if type(v) is complex:
-        if not dtype.is_complex:
-            if v.imag != 0:
-                raise _overflow(dtype)
-            v = v.real
+    if tv is complex and not dtype.is_complex:
+        if v.imag != 0:
+            raise _overflow(dtype, name)
+        v = v.real
+        tv = float
     if lo is None:  # floating and complex: finite values beyond the type's range overflow
-        if type(v) is complex:
+        if tv is complex:
             if (abs(v.real) > hi and v.real - v.real == 0) or (abs(v.imag) > hi and v.imag - v.imag == 0):
-                raise _overflow(dtype)
+                raise _overflow(dtype, name)
         elif abs(v) > hi and v - v == 0:
-            raise _overflow(dtype)
+            raise _overflow(dtype, name)
+        if dtype is _dt.float16:
+            return np.float16(np.float32(v))
         return np_type(v)
-    if type(v) is float:
+    if tv is float:
         if not lo <= v <= hi:  # NaN too
-            raise _overflow(dtype)
+            raise _overflow(dtype, name)
         return np_type(int(v))
     if v > hi or (v < lo and (lo < 0 or -v > hi)):  # unsigned types take negatives down to -max
-        raise _overflow(dtype)
+        raise _overflow(dtype, name)
     return np_type(v) if v >= 0 or lo < 0 else np_type(v + hi + 1)
 
 
-# (lowest, max) for integral types, (None, max) for floating and complex ones (of the real part).
-_LIMITS = {d: ((0, 1) if d is _dt.bool else
+# Scalar::to's range: (lowest, max) for integral types, (None, max) for floating and complex ones (of the real part).
+LIMITS = {d: ((0, 1) if d is _dt.bool else
                (int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max)) if not (d.is_floating_point or d.is_complex)
-               else (None, float(np.finfo(d.numpy).max)))
+               else (None, float(np.finfo(d.to_real().numpy).max)))
            for d in _dt.all_dtypes}
 
 
-def _overflow(dtype: _dt.dtype) -> RuntimeError:
-    return RuntimeError(f"value cannot be converted to type {_C_TYPE_NAME[dtype]} without overflow")
+def overflow_error(type_name: str) -> RuntimeError:
+    """c10::checked_convert's error."""
+    return RuntimeError(f"value cannot be converted to type {type_name} without overflow")
+
+
+def _overflow(dtype: _dt.dtype, name: "str | None" = None) -> RuntimeError:
+    return overflow_error(name or C_TYPE_NAME[dtype])

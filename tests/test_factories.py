@@ -653,7 +653,7 @@ def test_from_numpy_errors():
 
 
 def test_from_numpy_warns_once_for_read_only_arrays():
-    import jtorch.native.factories as f
+    import jtorch.native.tensor_new as f
 
     f._warned_not_writable = False
     a = np.arange(3.0)
@@ -745,6 +745,21 @@ torch.zeros_like(torch.empty(2, 3, 4, 5).permute(0, 2, 3, 1), memory_format=torc
 torch.zeros_like(torch.empty(3, 1, 4)[:, :, ::2])
 torch.empty(2, 0, 4, 5, memory_format=torch.channels_last).stride()
 torch.arange(5).new_full((2,), 3.7)
+torch.full((1,), 1e6, dtype=torch.half)
+torch.full((3,), 1e6, dtype=torch.half)
+torch.full((2,), 65519.0, dtype=torch.half)
+torch.full((1,), 1+1j, dtype=torch.half)
+torch.full((2,), 1+1j, dtype=torch.half)
+torch.full((1,), 2**64, dtype=torch.int64)
+torch.full((1,), -2**63-1, dtype=torch.int64)
+torch.full((2,), -200, dtype=torch.uint8)
+torch.full((1,), complex(1e300, 0), dtype=torch.complex64)
+torch.linspace(1e6, 1, 3, dtype=torch.half)
+torch.arange(0, 2**64, 2**62)
+torch.randperm(70000, dtype=torch.half)
+torch.zeros(1, dtype=torch.int8).random_(0, 1000)
+torch.arange(120.).reshape(4, 5, 6).permute(2, 0, 1)[:, ::2].clone()
+torch.arange(120.).reshape(2, 3, 4, 5).permute(0, 2, 3, 1)[:, :, ::2].to(torch.float64)
 """.strip().splitlines()
 
 

@@ -1,5 +1,7 @@
 """Operator declarations and their kernels, one file per family. Importing this package declares
-every aten operator jtorch implements; jtorch/__init__.py then generates the bindings."""
+every aten operator jtorch implements (and sets the Python-level Tensor methods they back);
+jtorch/__init__.py then generates the bindings."""
 from . import registry  # noqa: F401
-from . import factories, views, indexing, copy, conversion, random  # noqa: F401
+from . import factories, views, copy, conversion, tensor_new, range_factories  # noqa: F401
+from . import random, random_factories, indexing, python_methods, python_indexing  # noqa: F401
 from . import binary, unary  # noqa: F401

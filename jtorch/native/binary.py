@@ -29,22 +29,14 @@ from ..promotion import result_type, result_type_many
 from ..storage import CPUStorage
 from .elementwise import elementwise
 from .structured import StructuredFamily
+from ..scalar import TYPE_META_NAME, as_scalar, not_implemented
 from ..structured.tensor_iterator import (
-    BINARY_FLOAT_OP, BINARY_OP, COMPARISON_OP, OUT, SCALAR_TYPE_NAME, UNARY_OP, TensorIteratorConfig,
-    _as_scalar, _cast,
+    BINARY_FLOAT_OP, BINARY_OP, COMPARISON_OP, OUT, SCALAR_TYPE_NAME, UNARY_OP, TensorIteratorConfig, _cast,
 )
 from ..tensor import Tensor
 from .elementwise import alpha_check
 from .factories import wrapped_scalar_tensor
 from .registry import NativeFunction, declare, reflect_dunder
-
-# c10's TypeMeta names, which some of PyTorch's messages print ("expected dtype float for `end` but
-# got dtype long int").
-TYPE_META_NAME = {
-    _dt.bool: "bool", _dt.uint8: "unsigned char", _dt.int8: "signed char", _dt.int16: "short int",
-    _dt.int32: "int", _dt.int64: "long int", _dt.float16: "c10::Half", _dt.float32: "float",
-    _dt.float64: "double", _dt.complex64: "c10::complex<float>", _dt.complex128: "c10::complex<double>",
-}
 
 
 # ---- helpers ----------------------------------------------------------------------------------------
@@ -52,7 +44,7 @@ def _dispatch(kernel: str, supported: Callable[[_dt.dtype], bool]) -> Callable[[
     """The AT_DISPATCH of a CPU kernel: NotImplementedError for a dtype it has no case for."""
     def dispatch_check(dtype: _dt.dtype, extras: dict) -> None:
         if not supported(dtype):
-            raise NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
+            raise not_implemented(kernel, dtype)
 
     return dispatch_check
 
@@ -86,7 +78,7 @@ def _to_dtype(t: Tensor, dtype: _dt.dtype) -> Tensor:
     if t.dtype is dtype:
         return t
     if not t._size and t._device is CPU:
-        v = _as_scalar(dtype.numpy.type, t._storage.data[t._offset])
+        v = as_scalar(dtype.numpy.type, t._storage.read(t._offset))
         r = Tensor._make(CPUStorage(np.array([v], dtype.numpy)), (), (), 0, dtype, CPU)
         r._is_wrapped_number = t._is_wrapped_number
         return r

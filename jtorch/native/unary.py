@@ -35,20 +35,16 @@ from ..structured.tensor_iterator import (
     TensorIterator, TensorIteratorConfig,
 )
 from ..promotion import can_cast
+from ..scalar import not_implemented
 from ..tensor import Tensor
 from .registry import NativeFunction, declare
 
 
 # ---- checks (PyTorch's texts) -----------------------------------------------------------------
-def _not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
-    """The error of AT_DISPATCH for a dtype the kernel has no case for."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
-
-
 def _floating_only(kernel: str, complex_ok: bool = False) -> Callable[[_dt.dtype, dict], None]:
     def check(dtype: _dt.dtype, extras: dict) -> None:
         if not (dtype.is_floating_point or (complex_ok and dtype.is_complex)):
-            raise _not_implemented(kernel, dtype)
+            raise not_implemented(kernel, dtype)
 
     return check
 
@@ -56,7 +52,7 @@ def _floating_only(kernel: str, complex_ok: bool = False) -> Callable[[_dt.dtype
 def _no_complex(kernel: str) -> Callable[[_dt.dtype, dict], None]:
     def check(dtype: _dt.dtype, extras: dict) -> None:
         if dtype.is_complex:
-            raise _not_implemented(kernel, dtype)
+            raise not_implemented(kernel, dtype)
 
     return check
 
@@ -77,7 +73,7 @@ def _rounding_check(name: str) -> Callable[[_dt.dtype, dict], None]:
     """floor / ceil / trunc: integers are copied, bool has no kernel, complex is refused."""
     def check(dtype: _dt.dtype, extras: dict) -> None:
         if dtype is _dt.bool:
-            raise _not_implemented(f"{name}_vml_cpu", dtype)
+            raise not_implemented(f"{name}_vml_cpu", dtype)
         if dtype.is_complex:
             raise NotImplementedError(f"{name} is not supported for complex inputs")
 
@@ -86,18 +82,18 @@ def _rounding_check(name: str) -> Callable[[_dt.dtype, dict], None]:
 
 def _round_check(dtype: _dt.dtype, extras: dict) -> None:
     if dtype is _dt.bool or dtype.is_complex:
-        raise _not_implemented("round_vml_cpu", dtype)
+        raise not_implemented("round_vml_cpu", dtype)
 
 
 def _round_decimals_check(dtype: _dt.dtype, extras: dict) -> None:
     # round.decimals has no integer shortcut: decimals=0 runs round's kernel, others round_decimals'
     if not dtype.is_floating_point:
-        raise _not_implemented("round_cpu" if extras["decimals"] != 0 else "round_vml_cpu", dtype)
+        raise not_implemented("round_cpu" if extras["decimals"] != 0 else "round_vml_cpu", dtype)
 
 
 def _bitwise_not_check(dtype: _dt.dtype, extras: dict) -> None:
     if dtype.is_floating_point or dtype.is_complex:
-        raise _not_implemented("bitwise_not_cpu", dtype)
+        raise not_implemented("bitwise_not_cpu", dtype)
 
 
 def _gelu_check(dtype: _dt.dtype, extras: dict) -> None:
@@ -162,7 +158,7 @@ def _abs_prepare(tensors: list, extras: dict, mode: int, provided: Tensor | None
 
 def _abs_check(dtype: _dt.dtype, extras: dict) -> None:
     if dtype is _dt.bool:
-        raise _not_implemented("abs_cpu", dtype)
+        raise not_implemented("abs_cpu", dtype)
 
 
 abs = unary("abs", lambda extras: extras.get("config", UNARY_OP), s.absolute,  # noqa: A001

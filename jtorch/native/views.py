@@ -14,11 +14,14 @@ TensorUtils.cpp (computeStride).
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from .. import dtypes as _dt
+from .._enums import contiguous_format
+from ..geometry import numel as _numel, shape_str as _fmt, wrap_dim
+from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
-from .registry import declare
+from .registry import by_name, declare
 
 _make = Tensor._make
 _INT64_MAX = (1 << 63) - 1
@@ -32,24 +35,9 @@ def _view(self: Tensor, size: tuple, stride: tuple, offset: int) -> Tensor:
                  self if base is None else base)
 
 
-def wrap_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
-    """c10::maybe_wrap_dim with PyTorch's messages (a 0-dim tensor takes dims -1 and 0)."""
-    if ndim <= 0:
-        if not wrap_scalar:
-            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        ndim = 1
-    if dim < -ndim or dim >= ndim:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
-    return dim + ndim if dim < 0 else dim
-
-
-def _fmt(xs: Sequence[int]) -> str:
-    return "[" + ", ".join(str(x) for x in xs) + "]"
-
-
 def legacy_type_name(t: Tensor) -> str:
     """Tensor::toString(): 'torch.FloatTensor', 'torch.cuda.FloatTensor', 'MetaFloatType'."""
-    name = _dt._TORCH_NAMES[t.dtype._index]
+    name = SCALAR_TYPE_NAME[t.dtype]
     dev = t._device.type
     if dev == "cpu":
         return f"torch.{name}Tensor"
@@ -58,8 +46,9 @@ def legacy_type_name(t: Tensor) -> str:
     return f"{dev.capitalize()}{name}Type"
 
 
-def infer_size(shape: Sequence[int], numel: int) -> tuple:
-    """at::infer_size: resolve one -1 in `shape` so that it holds `numel` elements."""
+def resolve_inferred_dim(shape: Sequence[int], numel: int) -> tuple:
+    """at::infer_size_dv (InferSize.h): `shape` with its one -1 replaced by the size that makes it
+    hold `numel` elements (view, reshape, unflatten). Not broadcasting: that is geometry.infer_size."""
     infer = -1
     newsize = 1
     for i, s in enumerate(shape):
@@ -124,13 +113,6 @@ def compute_stride(oldshape: tuple, oldstride: tuple, newshape: tuple) -> tuple 
     return tuple(newstride)
 
 
-def _numel(size: Sequence[int]) -> int:
-    n = 1
-    for s in size:
-        n *= s
-    return n
-
-
 # ---- view / reshape --------------------------------------------------------------------------------
 view = declare("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", variants="method")
 view_dtype = declare("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", variants="method")
@@ -155,11 +137,11 @@ def view_kernel(self: Tensor, size: Sequence[int]) -> Tensor:
     n = 1
     for s in size:
         if s < 0:
-            shape = infer_size(size, numel)
+            shape = resolve_inferred_dim(size, numel)
             break
         n *= s
     else:
-        shape = size if n == numel and type(size) is tuple else infer_size(size, numel)
+        shape = size if n == numel and type(size) is tuple else resolve_inferred_dim(size, numel)
     if contiguous and numel:
         acc = 1
         st = []
@@ -191,7 +173,7 @@ def view_dtype_kernel(self: Tensor, dtype: _dt.dtype) -> Tensor:
         return _view(self, self._size, self._stride, self._offset)
     a, b = old.itemsize, dtype.itemsize
     size, stride, offset = list(self._size), list(self._stride), self._offset
-    on, nn = _dt._TORCH_NAMES[old._index], _dt._TORCH_NAMES[dtype._index]
+    on, nn = SCALAR_TYPE_NAME[old], SCALAR_TYPE_NAME[dtype]
     what = f"to view {on} as {nn} (different element sizes)"
     if a != b:
         if not size:
@@ -220,19 +202,10 @@ def view_dtype_kernel(self: Tensor, dtype: _dt.dtype) -> Tensor:
 
 
 def _reinterpret_storage(self: Tensor, dtype: _dt.dtype) -> Any:
-    from ..storage import CPUStorage, MetaStorage
-
-    st = self._storage
-    if isinstance(st, CPUStorage):
-        data = st.data
-        nbytes = data.nbytes - data.nbytes % dtype.itemsize
-        return CPUStorage(data.view("u1")[:nbytes].view(dtype.numpy))
-    if isinstance(st, MetaStorage):
-        return MetaStorage(st.nbytes() // dtype.itemsize, dtype.itemsize)
-    reinterpret = getattr(st, "reinterpret", None)
-    if reinterpret is None:
-        raise NotImplementedError(f"view(dtype) is not supported for {self._device.type} storage")
-    return reinterpret(dtype)
+    try:
+        return self._storage.reinterpret(dtype)
+    except NotImplementedError:
+        raise NotImplementedError(f"view(dtype) is not supported for {self._device.type} storage") from None
 
 
 @view_as.impl("CompositeImplicitAutograd")
@@ -248,7 +221,7 @@ def reshape_alias_kernel(self: Tensor, size: Sequence[int], stride: Sequence[int
 @_unsafe_view.impl("CompositeExplicitAutograd")
 def unsafe_view_kernel(self: Tensor, size: Sequence[int]) -> Tensor:
     """view() of a tensor nobody else sees (reshape's fresh copy): not recorded as a view."""
-    shape = infer_size(size, _numel(self._size))
+    shape = resolve_inferred_dim(size, _numel(self._size))
     stride = compute_stride(self._size, self._stride, shape)
     if stride is None:
         raise RuntimeError(
@@ -260,15 +233,11 @@ def unsafe_view_kernel(self: Tensor, size: Sequence[int]) -> Tensor:
 @reshape.impl("CompositeImplicitAutograd")
 def reshape_kernel(self: Tensor, shape: Sequence[int]) -> Tensor:
     """A view when computeStride finds strides for the new shape, else a contiguous copy."""
-    from .._ops import ops
-
-    size = infer_size(shape, _numel(self._size))
+    size = resolve_inferred_dim(shape, _numel(self._size))
     stride = compute_stride(self._size, self._stride, size)
     if stride is not None:
         return _reshape_alias.op(self, size, stride)
-    from .._enums import contiguous_format
-
-    copy = ops.aten.clone.default(self, memory_format=contiguous_format)
+    copy = by_name["clone"].op(self, memory_format=contiguous_format)
     return _unsafe_view.op(copy, size)
 
 
@@ -564,7 +533,7 @@ def unflatten_kernel(self: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     try:
-        inferred = infer_size(sizes, self._size[d] if n else 1)
+        inferred = resolve_inferred_dim(sizes, self._size[d] if n else 1)
     except RuntimeError as e:
         if "is invalid for input of size" in str(e):
             raise RuntimeError(
@@ -767,3 +736,33 @@ def diagonal_kernel(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1)
 @alias.impl("CompositeExplicitAutograd")
 def alias_kernel(self: Tensor) -> Tensor:
     return _view(self, self._size, self._stride, self._offset)
+
+
+# ---- the Python-level views torch defines on Tensor (properties and iteration) -------------------------
+def _T(self: Tensor) -> Tensor:
+    """All dimensions reversed (torch deprecates it for ndim other than 2, but allows it)."""
+    return permute.op(self, tuple(range(self.dim() - 1, -1, -1)))
+
+
+def _mT(self: Tensor) -> Tensor:
+    if self.dim() < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
+    return transpose.op(self, -2, -1)
+
+
+def _H(self: Tensor) -> Tensor:
+    return self.T.conj() if self.is_complex() else self.T
+
+
+def _mH(self: Tensor) -> Tensor:
+    return self.mT.conj() if self.is_complex() else self.mT
+
+
+def _iter(self: Tensor) -> Iterator[Tensor]:
+    if not self._size:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(unbind.op(self, 0))
+
+
+Tensor.T, Tensor.mT, Tensor.H, Tensor.mH = property(_T), property(_mT), property(_H), property(_mH)
+Tensor.__iter__ = _iter

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import numpy as np
-
 from ...backends import register_backend
 from ...scalar import as_scalar
 from ...storage import CPUStorage
 
 
 def _storage(numel: int, dtype: Any, device: Any) -> CPUStorage:
-    return CPUStorage(np.empty(numel, dtype=dtype.numpy))
+    return CPUStorage.allocate(numel, dtype)
 
 
 def elementwise(it: Any, scalar_fn: Callable, extras: tuple) -> None:
@@ -59,5 +57,9 @@ def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> 
 
 
 def register() -> None:
+    from . import fill, host, index, random, tensor_copy  # NumPy only: Numba loads on first use
+
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
-                     elementwise_contiguous=elementwise_contiguous)
+                     elementwise_contiguous=elementwise_contiguous,
+                     fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
+                     read_scalar=host.read_scalar)

@@ -1,0 +1,451 @@
+"""Tensors from Python and NumPy data (tensor_new.cpp, tensor_numpy.cpp): `jtorch.tensor`,
+`as_tensor`, `from_numpy`, `Tensor.new_tensor`, the legacy constructor `jtorch.Tensor(...)`, and
+the 0-dim "wrapped numbers" Python scalars become in arithmetic.
+
+None of these is an operator in PyTorch either (they live in the Python argument parser): the
+data is converted on the host, with PyTorch's dtype inference and checks, into a CPU tensor
+allocated through `empty`; a tensor for another device is then copied there (through the
+backends' copy path). `from_numpy` wraps the array's own memory in a CPU storage.
+"""
+from __future__ import annotations
+
+import operator
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..device import CPU, as_device, device as _device_cls
+from ..geometry import storage_extent
+from ..promotion import promote_types
+from ..scalar import LIMITS, checked_scalar, overflow_error
+from ..storage import CPUStorage
+from ..tensor import Size, Tensor
+from .copy import copy_from_host, copy_into_new
+from .factories import _empty, empty_like
+
+_MAX_DIMS = 128
+_warned_not_writable = False
+
+
+def tp_name(obj: Any) -> str:
+    """Py_TYPE(obj)->tp_name: a class defined in Python by its name, a built-in or extension type
+    with its module ('numpy.float64')."""
+    tp = type(obj)
+    if tp.__flags__ & (1 << 9) or tp.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return tp.__name__
+    return f"{tp.__module__}.{tp.__qualname__}"
+
+
+def type_name(x: Any) -> str:
+    """How the Python argument parser names an argument's type in its errors."""
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, _dt.dtype):
+        return "jtorch.dtype"
+    if isinstance(x, _device_cls):
+        return "jtorch.device"
+    if isinstance(x, (tuple, list)):
+        return f"{type(x).__name__} of {', '.join(sorted({type_name(v) for v in x}))}" if x else type(x).__name__
+    return type(x).__name__
+
+
+def _is_sequence(x: Any) -> bool:
+    """PySequence_Check for the objects tensor data can hold."""
+    if isinstance(x, (list, tuple, range, str, bytes, np.ndarray)):
+        return True
+    if isinstance(x, (dict, np.generic, Tensor)):
+        return isinstance(x, Tensor)
+    t = type(x)
+    return hasattr(t, "__getitem__") and hasattr(t, "__len__")
+
+
+def _compute_sizes(seq: Any) -> list[int]:
+    sizes: list[int] = []
+    while _is_sequence(seq) and not isinstance(seq, Tensor):
+        n = len(seq)
+        sizes.append(n)
+        if len(sizes) > _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{type(seq).__name__}'")
+        if n == 0:
+            break
+        seq = seq[0]
+    return sizes
+
+
+_PY_NUMBERS = frozenset({bool, int, float, complex})
+
+
+def infer_scalar_type(obj: Any) -> _dt.dtype:
+    """torch::utils::infer_scalar_type: bool -> bool, int -> int64, float -> the default dtype,
+    complex -> the default complex dtype, tensors and NumPy values keep theirs; sequences promote."""
+    if isinstance(obj, (np.generic, np.ndarray)):
+        return _dt.from_numpy_dtype(obj.dtype)
+    if isinstance(obj, float):
+        return _dt.get_default_dtype()
+    if isinstance(obj, bool):
+        return _dt.bool
+    if isinstance(obj, int):
+        return _dt.int64
+    if isinstance(obj, complex):
+        return _dt.default_complex_dtype()
+    if isinstance(obj, Tensor):
+        return obj.dtype
+    if isinstance(obj, str):
+        raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
+    if _is_sequence(obj):
+        if len(obj) == 0:
+            return _dt.get_default_dtype()
+        kinds = set(map(type, obj))
+        if kinds <= _PY_NUMBERS:  # the common case, without a call per item
+            if complex in kinds:
+                return _dt.default_complex_dtype()
+            if float in kinds:
+                return _dt.get_default_dtype()
+            return _dt.int64 if int in kinds else _dt.bool
+        result = None
+        for item in obj:
+            if item is obj:
+                raise TypeError("new(): self-referential lists are incompatible")
+            d = infer_scalar_type(item)
+            result = d if result is None else promote_types(result, d)
+            if result is _dt.complex128:  # nothing can change it any more
+                return result
+        return result
+    raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
+
+
+def _flatten(obj: Any, sizes: list[int], dim: int, out: list) -> None:
+    """recursive_store's walk: collect the leaves in C order, checking every sequence length."""
+    n = sizes[dim]
+    if isinstance(obj, (list, tuple)):
+        seq = obj
+    else:
+        try:
+            seq = list(obj)
+        except TypeError:
+            raise TypeError("not a sequence") from None
+    if len(seq) != n:
+        raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(seq)})")
+    if dim == len(sizes) - 1:
+        out.extend(seq)
+    elif dim == len(sizes) - 2:  # rows of leaves: inline, no call per row
+        m = sizes[-1]
+        for item in seq:
+            if type(item) is not list and type(item) is not tuple:
+                try:
+                    item = list(item)
+                except TypeError:
+                    raise TypeError("not a sequence") from None
+            if len(item) != m:
+                raise ValueError(f"expected sequence of length {m} at dim {dim + 1} (got {len(item)})")
+            out.extend(item)
+    else:
+        for item in seq:
+            _flatten(item, sizes, dim + 1, out)
+
+
+def _store_walk(obj: Any, sizes: list[int], dim: int, d: _dt.dtype) -> None:
+    """recursive_store without the storing: the checks in PyTorch's order (slow; errors only)."""
+    if dim == len(sizes):
+        _store_scalar(obj, d)
+        return
+    n = sizes[dim]
+    try:
+        seq = obj if isinstance(obj, (list, tuple)) else list(obj)
+    except TypeError:
+        raise TypeError("not a sequence") from None
+    if len(seq) != n:
+        raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(seq)})")
+    for item in seq:
+        _store_walk(item, sizes, dim + 1, d)
+
+
+_INT_NAMES = {_dt.uint8: "uint8", _dt.int8: "int8", _dt.int16: "int16", _dt.int32: "int32", _dt.int64: "int64"}
+
+
+def _unpack_long(x: Any) -> int:
+    """THPUtils_unpackLong: __index__ only, int64 range."""
+    v = operator.index(x)
+    if not -(2 ** 63) <= v < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def _unpack_double(x: Any) -> float:
+    """THPUtils_unpackDouble (PyFloat_AsDouble)."""
+    if isinstance(x, float):
+        return float(x)
+    if type(x) is complex or isinstance(x, (str, bytes)):  # NumPy complex scalars have __float__
+        raise TypeError(f"must be real number, not {type(x).__name__}")
+    try:
+        return float(x)
+    except TypeError:
+        raise TypeError(f"must be real number, not {type(x).__name__}") from None
+
+
+def _store_scalar(x: Any, d: _dt.dtype) -> Any:
+    """torch::utils::store_scalar for one leaf: the Python value to put in a `d` array."""
+    if d is _dt.bool:  # THPUtils_unpackNumberAsBool: an int64 overflow still means True
+        if isinstance(x, (float, complex, np.bool_)):
+            return bool(x != 0)
+        return operator.index(x) != 0
+    if d.is_complex:  # PyComplex_AsCComplex
+        if not isinstance(x, (str, bytes)):
+            try:
+                return complex(x)
+            except TypeError:
+                pass
+        raise TypeError(f"must be real number, not {type(x).__name__}")
+    if d.is_floating_point:
+        return _unpack_double(x)
+    name = _INT_NAMES[d]
+    if isinstance(x, float):  # PyFloat_Check: Python floats and np.float64
+        return checked_scalar(d, float(x), name)
+    return checked_scalar(d, _unpack_long(x), name)
+
+
+def _leaves_to_array(leaves: list, d: _dt.dtype) -> np.ndarray:
+    """The leaves converted to a flat array of `d` with store_scalar's checks (vectorized for the
+    common homogeneous cases, per element otherwise)."""
+    if not leaves:
+        return np.empty(0, d.numpy)
+    kinds = set(map(type, leaves))
+    try:
+        if d.is_floating_point and kinds <= {float, int, bool}:
+            arr = np.array(leaves, dtype=np.float64)
+            with np.errstate(over="ignore"):
+                return arr.astype(np.float32).astype(d.numpy) if d is _dt.float16 else arr.astype(d.numpy)
+        if d.is_complex and kinds <= {float, int, bool, complex}:
+            with np.errstate(over="ignore"):
+                return np.array(leaves, dtype=np.complex128).astype(d.numpy)
+        if d is _dt.bool and kinds <= {float, int, bool, complex}:
+            return np.array([v != 0 for v in leaves], dtype=np.bool_)
+        if d in _INT_NAMES and kinds <= {int, bool}:
+            arr = np.array(leaves, dtype=np.int64)
+            lo, hi = LIMITS[d]
+            bad = ((arr > hi) | (arr < -hi)) if lo == 0 else ((arr < lo) | (arr > hi))
+            if bad.any():
+                raise overflow_error(_INT_NAMES[d])
+            return arr.astype(d.numpy)
+        if d in _INT_NAMES and kinds <= {float}:
+            arr = np.array(leaves, dtype=np.float64)
+            lo, hi = LIMITS[d]
+            bad = np.isnan(arr) | (arr < lo) | (arr > hi)
+            if d is _dt.int64:
+                bad |= arr >= 9223372036854775808.0
+            if bad.any():
+                raise overflow_error(_INT_NAMES[d])
+            return np.trunc(arr).astype(np.int64).astype(d.numpy)
+    except OverflowError:
+        pass  # a Python int beyond int64: the slow path raises PyTorch's error
+    vals = [_store_scalar(x, d) for x in leaves]
+    if d is _dt.float16:
+        with np.errstate(over="ignore"):
+            return np.array(vals, dtype=np.float64).astype(np.float32).astype(np.float16)
+    with np.errstate(over="ignore"):
+        return np.array(vals, dtype=d.numpy if not d.is_complex else np.complex128).astype(d.numpy)
+
+
+def _cpu_tensor_from_array(arr: np.ndarray, size: tuple, dtype: _dt.dtype) -> Tensor:
+    """A fresh CPU tensor through `empty`, holding `arr` (C order)."""
+    t = _empty(size, dtype, CPU)
+    if arr.size:
+        copy_from_host(t, arr)
+    return t
+
+
+def _to_device_copy(src: Tensor, dtype: _dt.dtype, device: _device_cls, copy: bool) -> Tensor:
+    """`src.to(device, dtype, copy=copy)` keeping dense strides (what tensor()/as_tensor() do)."""
+    if not copy and src.dtype is dtype and src._device == device:
+        return src
+    out = empty_like.op(src, dtype=dtype, device=device)
+    if device.type != "meta":
+        copy_into_new(out, src)
+    return out
+
+
+def _internal_new_from_data(data: Any, dtype: Any, device: Any, *, infer: bool, copy_variables: bool,
+                            copy_numpy: bool, warn_name: str | None = "torch.tensor") -> Tensor:
+    """torch::utils::internal_new_from_data."""
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    dev = as_device(device) if device is not None else None
+    if isinstance(data, Tensor):
+        if copy_variables and warn_name:
+            warnings.warn(
+                "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                f"sourceTensor.detach().clone().requires_grad_(True), rather than {warn_name}(sourceTensor).",
+                UserWarning, stacklevel=3)
+        src = data.detach()
+        d = dtype if dtype is not None else data.dtype
+        return _to_device_copy(src, d, dev if dev is not None else data._device, copy_variables)
+    if isinstance(data, np.ndarray):
+        src = _from_numpy(data, warn_if_not_writeable=not copy_numpy)
+        d = dtype if dtype is not None else src.dtype
+        return _to_device_copy(src, d, dev if dev is not None else CPU, copy_numpy)
+    sizes = _compute_sizes(data)
+    infer = infer and dtype is None
+    leaves: list = []
+    if sizes and 0 in sizes:  # nothing to store: PyTorch never walks the data
+        leaves = [data]
+    elif sizes:
+        try:
+            _flatten(data, sizes, 0, leaves)
+        except (TypeError, ValueError):
+            # PyTorch infers the dtype first, then stores depth first: report the error it meets first
+            d = infer_scalar_type(data) if infer else (dtype or _dt.get_default_dtype())
+            _store_walk(data, sizes, 0, d)
+            raise
+    else:
+        leaves.append(data)
+    # promoting over the leaves is promoting over the nested sequences (promote_types is associative)
+    d = infer_scalar_type(leaves) if infer else (dtype or _dt.get_default_dtype())
+    if sizes and 0 in sizes:
+        leaves = []
+    dev = dev if dev is not None else CPU
+    if dev.type == "meta":
+        return _empty(tuple(sizes), d, dev)
+    t = _cpu_tensor_from_array(_leaves_to_array(leaves, d), tuple(sizes), d)
+    return t if dev.type == "cpu" else _to_device_copy(t, d, dev, True)
+
+
+def _set_requires_grad(t: Tensor, requires_grad: bool) -> Tensor:
+    if requires_grad:
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t.requires_grad = True
+    return t
+
+
+def tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """`jtorch.tensor(data)`: a new tensor holding a copy of `data` (nested sequences of numbers,
+    NumPy arrays and scalars, tensors). The dtype is inferred as PyTorch does when not given."""
+    t = _internal_new_from_data(data, dtype, device, infer=True, copy_variables=True, copy_numpy=True)
+    return _set_requires_grad(t, requires_grad)
+
+
+def as_tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None) -> Tensor:
+    """`jtorch.as_tensor(data)`: shares memory with a tensor or NumPy array when dtype and device
+    already match; copies otherwise."""
+    if isinstance(data, Tensor):
+        d = dtype if dtype is not None else data.dtype
+        dev = as_device(device) if device is not None else data._device
+        return _to_device_copy(data, d, dev, False)
+    return _internal_new_from_data(data, dtype, device, infer=True, copy_variables=False, copy_numpy=False)
+
+
+def _from_numpy(arr: Any, warn_if_not_writeable: bool = True) -> Tensor:
+    """tensor_from_numpy: a CPU tensor sharing the array's memory, with the array's strides."""
+    global _warned_not_writable
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {tp_name(arr)})")
+    if not arr.flags.writeable and warn_if_not_writeable and not _warned_not_writable:
+        _warned_not_writable = True
+        warnings.warn(
+            "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This means "
+            "writing to this tensor will result in undefined behavior. You may want to copy the array to protect "
+            "its data or make it writable before converting it to a tensor. This type of warning will be "
+            "suppressed for the rest of this program.", UserWarning, stacklevel=3)
+    itemsize = arr.itemsize
+    strides = []
+    for s in arr.strides:
+        if itemsize == 0 or s % itemsize != 0:
+            raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
+                             "array to reallocate the memory.")
+        strides.append(s // itemsize)
+    if any(s < 0 for s in strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    if not arr.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
+    dtype = _dt.from_numpy_dtype(arr.dtype)
+    size = tuple(int(s) for s in arr.shape)
+    stride = tuple(strides)
+    n = storage_extent(size, stride)
+    if n:
+        # a flat view of every element the strides reach: writes go to the array's memory
+        flat = np.lib.stride_tricks.as_strided(arr, shape=(n,), strides=(itemsize,)).view(dtype.numpy)
+    else:
+        flat = np.empty(0, dtype.numpy)
+    return Tensor._make(CPUStorage(flat), size, stride, 0, dtype, CPU)
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """`jtorch.from_numpy(a)`: a tensor that shares `a`'s memory and strides (no copy)."""
+    return _from_numpy(ndarray)
+
+
+# ---- Tensor.new_tensor and the legacy constructor (python_variable_methods.cpp, tensor_new.cpp) ------
+def new_tensor(self: Tensor, data: Any, dtype: _dt.dtype | None = None, device: Any = None,
+               requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """`t.new_tensor(data)`: like jtorch.tensor, with t's dtype and device unless given (no inference)."""
+    d = dtype if dtype is not None else self.dtype
+    dev = device if device is not None else self._device
+    t = _internal_new_from_data(data, d, dev, infer=False, copy_variables=True, copy_numpy=True,
+                                warn_name="tensor.new_tensor")
+    return _set_requires_grad(t, requires_grad)
+
+
+
+_LEGACY_SIGNATURES = (" * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
+                      " * (tuple of ints size, *, torch.device device = None)\n"
+                      " * (object data, *, torch.device device = None)\n")
+
+
+def _legacy_no_match(args: tuple, kwargs: dict) -> TypeError:
+    got = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()]
+    return TypeError(f"new() received an invalid combination of arguments - got ({', '.join(got)}), "
+                     f"but expected one of:\n{_LEGACY_SIGNATURES}")
+
+
+def legacy_constructor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    """`jtorch.Tensor(data)` / `jtorch.Tensor(*sizes)` / `jtorch.Tensor()`: the default dtype, CPU only."""
+    unknown = {k: v for k, v in kwargs.items() if k != "device"}
+    if unknown:
+        raise _legacy_no_match(args, kwargs)
+    device = kwargs.get("device")
+    if device is not None:
+        d = as_device(device)
+        if d.type != "cpu":
+            raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {d.type} was passed")
+    dtype = _dt.get_default_dtype()
+    if not args:
+        return _empty((0,), dtype, CPU)
+    a = args[0]
+    if len(args) == 1:
+        if isinstance(a, Tensor):
+            if kwargs:
+                raise _legacy_no_match(args, kwargs)
+            return Tensor._make(a._storage, a._size, a._stride, a._offset, a.dtype, a._device, a._vc)
+        if isinstance(a, Size):
+            return _empty(tuple(a), dtype, CPU)
+        if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            return _empty((int(a),), dtype, CPU)
+        if isinstance(a, str):
+            raise TypeError(f"new(): invalid data type '{type(a).__name__}'")
+        if not _is_sequence(a):
+            raise TypeError(f"new(): data must be a sequence (got {tp_name(a)})")
+        return _internal_new_from_data(a, dtype, CPU, infer=False, copy_variables=True, copy_numpy=True,
+                                       warn_name=None)
+    if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+        for i, x in enumerate(args):
+            if not isinstance(x, (int, np.integer)) or isinstance(x, bool):
+                raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {type(x).__name__}\"")
+        return _empty(tuple(int(x) for x in args), dtype, CPU)
+    raise _legacy_no_match(args, kwargs)
+
+
+def tensor_from_numpy(arr: np.ndarray) -> Tensor:
+    """A CPU tensor over `arr`'s memory without from_numpy's warning (DLPack, unpickling)."""
+    return _from_numpy(arr, warn_if_not_writeable=False)
+
+
+# Python-level methods in PyTorch too (not operators): set on the record here.
+Tensor.new_tensor = new_tensor
+Tensor.__new__ = legacy_constructor  # jtorch.Tensor(data) / jtorch.Tensor(*sizes)

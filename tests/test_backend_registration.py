@@ -1,0 +1,219 @@
+"""A backend registered after `import jtorch` gets kernels for every operator declared before it.
+
+The test registers a toy PrivateUse1 backend of its own: a NumPy-backed storage class and small
+pure-NumPy stubs written here (not jtorch's CPU stubs), then makes tensors on
+device="privateuseone" (factories, `.to(...)`, `.cpu()`, `jtorch.tensor(..., device=...)`), runs
+elementwise operators on them and checks the values against NumPy, and checks the dispatcher's
+tables. The fixture unregisters the backend and removes its kernels, so other tests see jtorch
+as it was.
+
+To add a stub kind (a reduction, say): write `toy_reduce` next to the others, add it to STUBS,
+and add a test that calls the operator on toy tensors.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jtorch
+from jtorch import backends
+from jtorch.native import registry
+from jtorch.storage import Storage
+
+DEV = "privateuseone"
+TOY = jtorch.device(DEV)
+
+
+# ---- the toy backend: storage and stubs, pure NumPy ----------------------------------------------------
+class ToyStorage(Storage):
+    """A flat NumPy buffer on the toy device (the storage factory is the class itself)."""
+
+    __slots__ = ("buf",)
+    device = TOY
+
+    def __init__(self, numel: int, dtype: jtorch.dtype, device: jtorch.device) -> None:
+        assert device.type == DEV
+        self.buf = np.empty(numel, dtype.numpy)
+
+    def nbytes(self) -> int:
+        return self.buf.nbytes
+
+    def numel(self) -> int:
+        return self.buf.shape[0]
+
+    def data_ptr(self) -> int:
+        return self.buf.__array_interface__["data"][0] if self.buf.size else 0
+
+    def resize_(self, n: int) -> None:
+        if n > self.buf.shape[0]:
+            self.buf = np.concatenate([self.buf, np.zeros(n - self.buf.shape[0], self.buf.dtype)])
+
+    def read(self, offset: int):
+        return self.buf[offset]
+
+    def copy_to_host(self, offset: int, numel: int) -> np.ndarray:
+        return self.buf[offset:offset + numel].copy()
+
+    def copy_from_host(self, offset: int, values: np.ndarray) -> None:
+        self.buf[offset:offset + values.shape[0]] = values
+
+
+def view(t: jtorch.Tensor, shape: tuple | None = None, strides: tuple | None = None) -> np.ndarray:
+    """A NumPy view of a toy tensor (or of one TensorIterator operand: its shape and strides)."""
+    buf = t._storage.buf
+    shape = t._size if shape is None else shape
+    strides = t._stride if strides is None else strides
+    return np.lib.stride_tricks.as_strided(buf[t._offset:], shape, tuple(s * buf.itemsize for s in strides))
+
+
+def toy_fill(t: jtorch.Tensor, value) -> None:
+    view(t)[...] = value
+
+
+def toy_copy(dst: jtorch.Tensor, src: jtorch.Tensor) -> None:
+    s = view(src)
+    if s.dtype.kind == "c" and dst.dtype.numpy.kind != "c":
+        s = s.real if dst.dtype.numpy.kind != "b" else s != 0
+    view(dst)[...] = s
+
+
+def toy_read_scalar(t: jtorch.Tensor):
+    return t._storage.buf[t._offset]
+
+
+def toy_elementwise(it, scalar_fn, extras: tuple) -> None:
+    """The scalar function, called in Python on every element of the built TensorIterator."""
+    ops = [o.scalar if o.scalar is not None else view(o.tensor, it.shape, tuple(o.strides)) for o in it.operands]
+    out, ins = ops[0], ops[1:]
+    fn = np.frompyfunc(lambda *xs: scalar_fn(*xs, *extras), len(ins), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        out[...] = np.asarray(fn(*ins)).astype(out.dtype) if ins else fn()
+
+
+STUBS = {"elementwise": toy_elementwise, "fill": toy_fill, "copy": toy_copy, "read_scalar": toy_read_scalar}
+# operators declared before the backend exists, one per kind of kernel
+DECLARED = ["aten::empty.memory_format", "aten::empty_strided", "aten::fill_.Scalar", "aten::zero_", "aten::copy_",
+            "aten::_local_scalar_dense", "aten::add.Tensor", "aten::add.out", "aten::add_.Tensor", "aten::exp",
+            "aten::mul.Tensor", "aten::arange.start_out", "aten::uniform_"]
+
+
+def unregister() -> None:
+    """Forget the backend and remove the kernels its registration added (idempotent)."""
+    backends.unregister_backend(DEV)
+    lib = registry._impl_libs.pop("PrivateUse1", None)
+    if lib is not None:
+        lib._destroy()
+
+
+@pytest.fixture(scope="module")
+def toy():
+    for name in DECLARED:
+        assert not jtorch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1"), name
+    backend = backends.register_backend(DEV, "PrivateUse1", storage=ToyStorage, **STUBS)
+    yield backend
+    unregister()
+
+
+def cpu(t: jtorch.Tensor) -> np.ndarray:
+    assert t.device == TOY
+    c = t.cpu()
+    assert c.device.type == "cpu"
+    return c.numpy()
+
+
+# ---- registration and the dispatcher's tables ------------------------------------------------------------
+def test_operators_declared_before_registration_get_privateuse1_kernels(toy):
+    for name in DECLARED:
+        table = jtorch._C._dispatch_dump_table(name)
+        assert "\nPrivateUse1: registered at" in "\n" + table, (name, table)
+        assert jtorch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1")
+
+
+def test_factories_allocate_toy_storage(toy):
+    e = jtorch.empty(2, 3, device=DEV)
+    assert e.device == TOY and isinstance(e._storage, ToyStorage) and e.shape == (2, 3) and e.stride() == (3, 1)
+    f = jtorch.full((2, 3), 1.5, device=DEV)
+    assert isinstance(f._storage, ToyStorage) and f.dtype is jtorch.float32
+    np.testing.assert_array_equal(f._storage.buf, np.full(6, 1.5, np.float32))  # written by toy_fill
+    np.testing.assert_array_equal(cpu(f), np.full((2, 3), 1.5, np.float32))
+    np.testing.assert_array_equal(cpu(jtorch.zeros(4, dtype=jtorch.int64, device=DEV)), np.zeros(4, np.int64))
+    np.testing.assert_array_equal(cpu(jtorch.ones(2, 2, dtype=jtorch.bool, device=DEV)), np.ones((2, 2), bool))
+    np.testing.assert_array_equal(cpu(jtorch.arange(5, device=DEV)), np.arange(5))
+    np.testing.assert_array_equal(cpu(jtorch.tensor([[1, 2], [3, 4]], device=DEV)), [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(cpu(jtorch.eye(3, device=DEV)), np.eye(3, dtype=np.float32))
+    assert jtorch.full((), 7, device=DEV).item() == 7
+    assert "device='privateuseone'" in repr(f)
+
+
+def test_to_and_cpu_round_trip_with_conversions(toy):
+    a = np.arange(12, dtype=np.float64).reshape(3, 4) - 5.5
+    x = jtorch.from_numpy(a)
+    t = x.to(DEV)
+    assert isinstance(t._storage, ToyStorage) and t.dtype is jtorch.float64
+    np.testing.assert_array_equal(cpu(t), a)
+    np.testing.assert_array_equal(cpu(x.T.to(DEV)), a.T)                       # a non-contiguous source
+    np.testing.assert_array_equal(cpu(x.to(DEV, jtorch.int32)), a.astype(np.int32))
+    np.testing.assert_array_equal(cpu(t.to(jtorch.float16)), a.astype(np.float16))  # on the toy: toy_copy
+    np.testing.assert_array_equal(t.T.cpu().numpy(), a.T)                       # a non-contiguous toy source
+    y = jtorch.empty(4, 3)
+    y.copy_(t.T)                                                               # toy -> CPU into a given tensor
+    np.testing.assert_array_equal(y.numpy(), a.T)
+    z = jtorch.zeros(3, 4, device=DEV)
+    z.copy_(jtorch.tensor([1.0, 2.0, 3.0, 4.0]))                               # CPU -> toy, broadcast
+    np.testing.assert_array_equal(cpu(z), np.tile(np.arange(1, 5, dtype=np.float32), (3, 1)))
+
+
+def test_elementwise_operators_on_the_toy_backend(toy):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
+    b = np.array([1.0, -2.0, 0.5], np.float32)
+    ta, tb = jtorch.from_numpy(a).to(DEV), jtorch.from_numpy(b).to(DEV)
+    s = ta + tb
+    assert isinstance(s._storage, ToyStorage)
+    np.testing.assert_array_equal(cpu(s), a + b)
+    np.testing.assert_array_equal(cpu(ta * 2 - 1), a * 2 - 1)                 # Python scalars: CPU wrapped numbers
+    np.testing.assert_allclose(cpu(jtorch.exp(ta)), np.exp(a), rtol=1e-6)
+    np.testing.assert_allclose(cpu(jtorch.exp(jtorch.arange(4, device=DEV))), np.exp(np.arange(4.0, dtype=np.float32)),
+                               rtol=1e-6)                                      # int -> float through toy_copy
+    ta.add_(tb, alpha=2)
+    np.testing.assert_array_equal(cpu(ta), a + 2 * b)
+    out = jtorch.empty(0, device=DEV)
+    with pytest.warns(UserWarning, match="resized"):
+        jtorch.add(ta, tb, out=jtorch.empty(5, device=DEV))
+    jtorch.add(tb, tb, out=out)
+    np.testing.assert_array_equal(cpu(out), b + b)
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device|device"):
+        ta + jtorch.from_numpy(a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=st.lists(st.integers(0, 3), min_size=0, max_size=3).map(tuple),
+       dtype=st.sampled_from([np.bool_, np.uint8, np.int32, np.int64, np.float16, np.float32, np.float64,
+                              np.complex64]),
+       transpose=st.booleans())
+def test_round_trip_and_add_match_numpy(toy, shape, dtype, transpose):
+    a = np.asarray(np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) % 7).astype(dtype)
+    x = jtorch.from_numpy(a)
+    if transpose and len(shape) >= 2:
+        x, a = x.transpose(0, 1), a.swapaxes(0, 1)
+    t = x.to(DEV)
+    np.testing.assert_array_equal(cpu(t), a)
+    if dtype is not np.bool_:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.testing.assert_array_equal(cpu(t + t), a + a)
+
+
+def test_unregistering_removes_the_kernels(toy):
+    """Last in the module: the fixture's teardown then has nothing left to do."""
+    unregister()
+    for name in DECLARED:
+        assert not jtorch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1")
+    with pytest.raises(RuntimeError, match="PrivateUse1"):
+        jtorch.empty(1, device=DEV)
+    with pytest.raises(RuntimeError, match="no backend is registered for device type 'privateuseone'"):
+        backends.backend(DEV)
