@@ -325,9 +325,10 @@ def _call_expr(sig: Signature, op_var: str, out: bool, index: int = 0) -> str:
     nf = sig.out_nf if out else sig.nf
     args, kw, at_default = [], [], []
     params = {p.arg.name: p for p in sig.params if p.arg is not None}
+    outs = [a.name for a in nf.func.arguments if a.is_out]
     for a in nf.func.arguments:
-        if a.is_out:
-            kw.append("out=out")
+        if a.is_out:  # several outputs (values, indices) come as one out= tuple
+            kw.append("out=out" if len(outs) == 1 else f"{a.name}=out[{outs.index(a.name)}]")
             continue
         p = params.get(a.name)
         v = "self" if (a.name == "self" and sig.method) else p.name

@@ -58,6 +58,13 @@ def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> 
     return run
 
 
+def scan(plan: Any, decl: Any, extras: tuple) -> None:
+    """Run a scan or row-normaliser declaration along one dimension (jtorch/kernels/cpu/scan.py)."""
+    from .scan import scan as run
+
+    run(plan, decl, extras)
+
+
 def register() -> None:
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
-                     elementwise_contiguous=elementwise_contiguous)
+                     elementwise_contiguous=elementwise_contiguous, scan=scan)
