@@ -53,10 +53,11 @@ def _copy_into(dst: Tensor, src: Tensor) -> None:
 def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int) -> None:
     """Run a scan declaration through the backend's stub, converting as the kernel needs."""
     dtype = _compute_dtype(outputs[0].dtype, inp._device)
-    if inp.dtype is not dtype:
-        src = allocate(inp._size, None, dtype, inp._device)
-        _copy_into(src, inp)
-        inp = src
+    for step in (outputs[0].dtype, dtype):  # the result's dtype first: int64 -> float16 may overflow
+        if inp.dtype is not step:
+            src = allocate(inp._size, None, step, inp._device)
+            _copy_into(src, inp)
+            inp = src
     targets = list(outputs)
     if targets[0].dtype is not dtype or _aliases(targets[0], inp, isinstance(decl, RowNormaliser)):
         targets[0] = allocate(inp._size, None, dtype, inp._device)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...geometry import coalesce_dimensions, reorder_dimensions
+from ..scalar_scan import RowNormaliser
 from . import cache, scan_codegen
 from .threads import num_chunks
 
@@ -63,11 +64,17 @@ def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
     meta[:ndim] = shape
     for k, st in enumerate(strides):
         meta[(k + 1) * ndim:(k + 2) * ndim] = st
+    w = 0
+    if (isinstance(decl, RowNormaliser) and n > 1 and all(st[0] == 1 for st in strides)
+            and plan.input._stride[dim] != 1):
+        # consecutive positions are consecutive elements: blocks of rows side by side, as many
+        # as keep a block's input and output within about 256 KiB (a core's L2 share)
+        w = max(16, min(1024, (256 * 1024) // (2 * n * plan.input.element_size())) // 16 * 16)
     args: list[Any] = []
     for t in tensors:
         args += (t._storage.data, t._offset, t._stride[dim] if t._size else 1)
     k = _kernels(decl)
     if nchunks <= 1:
-        k.rows(0, nrows, meta, ndim, soff, n, *args)
+        k.rows(0, nrows, meta, ndim, soff, n, w, *args)
     else:
-        k.rows_par(nrows, nchunks, meta, ndim, soff, n, *args)
+        k.rows_par(nrows, nchunks, meta, ndim, soff, n, w, *args)

@@ -5,8 +5,10 @@ A declaration (jtorch/kernels/scalar_scan.py) is a `Scan` (identity, combine), a
 codegen.prelude (the scalar-function rules are there) and bound under a fixed name; the template
 below turns them into one loop over a row, and two entry points that walk the rows:
 
-    rows(start, stop, meta, ndim, soff, n, <operands>)            rows [start, stop), serially
-    rows_par(nrows, nchunks, meta, ndim, soff, n, <operands>)     prange over chunks of rows
+    rows(start, stop, meta, ndim, soff, n, w, <operands>)         rows [start, stop), serially
+    rows_par(nrows, nchunks, meta, ndim, soff, n, w, <operands>)  prange over chunks of rows
+
+(`w`: see _walk_source; 0 for row by row).
 
 An operand is (buffer, offset, stride along the scanned dimension); the outputs come first, the
 input last. A row is one position of the other dimensions; `meta` describes them as in
@@ -76,7 +78,36 @@ def _row_source(kind: str) -> str:
             "        b0[_U(p0 + i * s0)] = _jt_shift(b1[_U(p1 + i * s1)], m)\n"
             "    t = _jt_row_value(m, _rowsum(n, b0, p0, s0))\n"
             "    for i in range(n):\n"
-            "        b0[_U(p0 + i * s0)] = _jt_finish(b0[_U(p0 + i * s0)], b1[_U(p1 + i * s1)], t)\n"))
+            "        b0[_U(p0 + i * s0)] = _jt_finish(b0[_U(p0 + i * s0)], b1[_U(p1 + i * s1)], t)\n\n\n")
+            + _JIT.format(opts="") + (
+            # w rows at consecutive positions (the scanned dim is not the fastest one): the same
+            # passes with the rows side by side, so that the inner loops are vector loops
+            "def _block(n, w, b0, p0, s0, b1, p1, s1, mb, sb):\n"
+            "    for j in range(w):\n"
+            "        mb[j] = b1[_U(p1 + j)]\n"
+            "    for i in range(1, n):\n"
+            "        q1 = p1 + i * s1\n"
+            "        for j in range(w):\n"
+            "            v = b1[_U(q1 + j)]\n"
+            "            mb[j] = v if v > mb[j] else mb[j]\n"
+            "    for j in range(w):\n"
+            "        e = _jt_shift(b1[_U(p1 + j)], mb[j])\n"
+            "        b0[_U(p0 + j)] = e\n"
+            "        sb[j] = e\n"
+            "    for i in range(1, n):\n"
+            "        q0 = p0 + i * s0\n"
+            "        q1 = p1 + i * s1\n"
+            "        for j in range(w):\n"
+            "            e = _jt_shift(b1[_U(q1 + j)], mb[j])\n"
+            "            b0[_U(q0 + j)] = e\n"
+            "            sb[j] += e\n"
+            "    for j in range(w):\n"
+            "        sb[j] = _jt_row_value(mb[j], sb[j])\n"
+            "    for i in range(n):\n"
+            "        q0 = p0 + i * s0\n"
+            "        q1 = p1 + i * s1\n"
+            "        for j in range(w):\n"
+            "            b0[_U(q0 + j)] = _jt_finish(b0[_U(q0 + j)], b1[_U(q1 + j)], sb[j])\n"))
     raise TypeError(f"not a scan declaration: {kind}")
 
 
@@ -85,10 +116,12 @@ _PIECES = {"Scan": ("identity", "combine"), "IndexedScan": ("take",),
 _NOPS = {"Scan": 2, "IndexedScan": 3, "RowNormaliser": 2}
 
 
-def _walk_source(nops: int, unit_stride: bool) -> str:
+def _walk_source(nops: int, normaliser: bool) -> str:
     """`rows` and `rows_par`: the odometer over the other dimensions, one `_row` per position.
-    With `unit_stride`, rows whose operands all have stride 1 call `_row` with literal strides,
-    so that LLVM vectorizes their loops."""
+    For a row normaliser, rows whose operands all have stride 1 call `_row` with literal strides
+    (so that LLVM vectorizes its loops), and with `w > 0` (the caller checked that consecutive
+    positions are consecutive elements of every operand) blocks of w positions go to `_block`."""
+    unit_stride = normaliser
     ops = ", ".join(f"b{k}, o{k}, s{k}" for k in range(nops))
     call = ", ".join(f"b{k}, q{k} + i * t{k}, {{s{k}}}" for k in range(nops))
     body = [f"meta[soff + {k}] = o{k}" for k in range(nops)]
@@ -96,25 +129,33 @@ def _walk_source(nops: int, unit_stride: bool) -> str:
     body += [f"t{k} = meta[{k + 1} * ndim]" for k in range(nops)]
     if unit_stride:
         body.append("unit = " + " and ".join(f"s{k} == 1" for k in range(nops)))
+    if normaliser:
+        body += ["mb = _jt_np.empty(max(w, 1), b1.dtype)", "sb = _jt_np.empty(max(w, 1), b0.dtype)"]
     body += ["left = stop - start", "while True:"]
     body += [f"    q{k} = meta[soff + {k}]" for k in range(nops)]
     body += ["    m = min(n0 - i0, left)",
              "    for i in range(i0, i0 + m):"]
     strided = "_row(n, " + call.format(**{f"s{k}": f"s{k}" for k in range(nops)}) + ")"
-    if unit_stride:
+    if normaliser:
         unit = "_row(n, " + call.format(**{f"s{k}": "1" for k in range(nops)}) + ")"
-        body += ["        if unit:", "            " + unit, "        else:", "            " + strided]
+        block = "_block(n, min(w, i0 + m - i), " + ", ".join(f"b{k}, q{k} + i, s{k}" for k in range(nops))
+        body[-1:] = ["    if w > 0:",
+                     "        for i in range(i0, i0 + m, w):",
+                     "            " + block + ", mb, sb)",
+                     "    else:",
+                     "        for i in range(i0, i0 + m):",
+                     "            if unit:", "                " + unit, "            else:", "                " + strided]
     else:
         body += ["        " + strided]
     body += ["    left -= m", "    if left <= 0:", "        break", "    i0 = 0",
              f"    _jt_next_row(meta, ndim, {nops}, soff)"]
-    src = _JIT.format(opts="") + f"def rows(start, stop, meta, ndim, soff, n, {ops}):\n"
+    src = _JIT.format(opts="") + f"def rows(start, stop, meta, ndim, soff, n, w, {ops}):\n"
     src += "".join("    " + line + "\n" for line in body)
     src += "\n\n" + _JIT.format(opts=", parallel=True") + (
-        f"def rows_par(nrows, nchunks, meta, ndim, soff, n, {ops}):\n"
+        f"def rows_par(nrows, nchunks, meta, ndim, soff, n, w, {ops}):\n"
         "    for c in _jt_nb.prange(nchunks):\n"
         f"        rows(c * nrows // nchunks, (c + 1) * nrows // nchunks, meta, ndim, "
-        f"soff + c * ({nops} + ndim), n, {ops})\n")
+        f"soff + c * ({nops} + ndim), n, w, {ops})\n")
     return src
 
 
