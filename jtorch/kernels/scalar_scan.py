@@ -10,9 +10,10 @@ run them along one dimension are generated (jtorch/kernels/cpu/scan_codegen.py).
   later index) replaces it. cummax takes x >= best (ties: the LAST index, as PyTorch) and a NaN
   always (every NaN takes over, so its index is the latest NaN's).
 - A `RowNormaliser` makes three passes over a row: m = max(x), s = sum of shift(x, m) (written to
-  the output as it goes), t = row_value(m, s), out = finish(written, x, t). softmax: exp(x - m),
-  1 / s, written * t; log_softmax: x - (m + log s). As PyTorch's vectorised CPU kernels, float32
-  rows sum in float32; float32 exp and log are the vectorizable ones of fastmath.
+  the output as it goes), t = row_value(m, s), out = finish(written, x, m, t). softmax: exp(x - m),
+  1 / s, written * t; log_softmax: (x - m) - log s (in that order, as PyTorch: x - m is exact near
+  the max). As PyTorch's vectorised CPU kernels, float32 rows sum in float32; float32 exp and log
+  are the vectorizable ones of fastmath.
 
 The pieces are plain functions that use `math` and the type-dispatching helpers below (chosen at
 compile time by argument type), so that the same pieces can feed other targets.
@@ -54,7 +55,7 @@ class RowNormaliser:
     name: str
     shift: Callable      # shift(x, m) -> the value written and summed in pass 2
     row_value: Callable  # row_value(m, s) -> t, once per row
-    finish: Callable     # finish(written, x, t) -> the output
+    finish: Callable     # finish(written, x, m, t) -> the output
 
 
 # ---- type-dispatching helpers (imported by generated kernels, never re-emitted) ---------------
@@ -176,16 +177,16 @@ def softmax_row_value(m, s):
     return like(s, 1) / s  # in s's type: a bare 1 would make float32 code float64
 
 
-def softmax_finish(e, x, t):
+def softmax_finish(e, x, m, t):
     return e * t
 
 
 def log_softmax_row_value(m, s):
-    return m + fastmath.log(s)
+    return fastmath.log(s)
 
 
-def log_softmax_finish(e, x, t):
-    return x - t
+def log_softmax_finish(e, x, m, t):
+    return (x - m) - t
 
 
 CUMSUM = Scan("cumsum", sum_identity, sum_combine)

@@ -78,7 +78,7 @@ def _row_source(kind: str) -> str:
             "        b0[_U(p0 + i * s0)] = _jt_shift(b1[_U(p1 + i * s1)], m)\n"
             "    t = _jt_row_value(m, _rowsum(n, b0, p0, s0))\n"
             "    for i in range(n):\n"
-            "        b0[_U(p0 + i * s0)] = _jt_finish(b0[_U(p0 + i * s0)], b1[_U(p1 + i * s1)], t)\n\n\n")
+            "        b0[_U(p0 + i * s0)] = _jt_finish(b0[_U(p0 + i * s0)], b1[_U(p1 + i * s1)], m, t)\n\n\n")
             + _JIT.format(opts="") + (
             # w rows at consecutive positions (the scanned dim is not the fastest one): the same
             # passes with the rows side by side, so that the inner loops are vector loops
@@ -107,7 +107,7 @@ def _row_source(kind: str) -> str:
             "        q0 = p0 + i * s0\n"
             "        q1 = p1 + i * s1\n"
             "        for j in range(w):\n"
-            "            b0[_U(q0 + j)] = _jt_finish(b0[_U(q0 + j)], b1[_U(q1 + j)], sb[j])\n"))
+            "            b0[_U(q0 + j)] = _jt_finish(b0[_U(q0 + j)], b1[_U(q1 + j)], mb[j], sb[j])\n"))
     raise TypeError(f"not a scan declaration: {kind}")
 
 
