@@ -11,8 +11,7 @@ the same names (ReduceOps.cpp, SoftMax.cpp), with their messages.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import dtypes as _dt
 from ..backends import Backend
@@ -25,8 +24,7 @@ from .meta import MetaBase, allocate
 _SOFTMAX_DTYPES = frozenset({_dt.float16, _dt.float32, _dt.float64})
 
 
-@dataclass(frozen=True)
-class ScanPlan:
+class ScanPlan(NamedTuple):
     """What a backend's scan stub runs: `outputs` (values, then int64 indices for an indexed
     scan) along `dim` of `input`, all of the input's shape, in the kernel's compute dtype."""
     input: Tensor
@@ -52,18 +50,21 @@ def _copy_into(dst: Tensor, src: Tensor) -> None:
 
 def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int) -> None:
     """Run a scan declaration through the backend's stub, converting as the kernel needs."""
-    dtype = _compute_dtype(outputs[0].dtype, inp._device)
-    for step in (outputs[0].dtype, dtype):  # the result's dtype first: int64 -> float16 may overflow
-        if inp.dtype is not step:
-            src = allocate(inp._size, None, step, inp._device)
-            _copy_into(src, inp)
-            inp = src
-    targets = list(outputs)
-    if targets[0].dtype is not dtype or _aliases(targets[0], inp, isinstance(decl, RowNormaliser)):
-        targets[0] = allocate(inp._size, None, dtype, inp._device)
-    backend.stub("scan")(ScanPlan(inp, tuple(targets), dim), decl, ())
-    if targets[0] is not outputs[0]:
-        _copy_into(outputs[0], targets[0])
+    out = outputs[0]
+    dtype = _compute_dtype(out.dtype, inp._device)
+    if inp.dtype is not dtype:
+        for step in (out.dtype, dtype):  # the result's dtype first: int64 -> float16 may overflow
+            if inp.dtype is not step:
+                src = allocate(inp._size, None, step, inp._device)
+                _copy_into(src, inp)
+                inp = src
+    target = out
+    if out.dtype is not dtype or (out._storage is inp._storage and _aliases(out, inp, type(decl) is RowNormaliser)):
+        target = allocate(inp._size, None, dtype, inp._device)
+        outputs = (target,) + tuple(outputs[1:])
+    backend.stub("scan")(ScanPlan(inp, outputs, dim), decl, ())
+    if target is not out:
+        _copy_into(out, target)
 
 
 def _aliases(out: Tensor, inp: Tensor, rereads_input: bool) -> bool:

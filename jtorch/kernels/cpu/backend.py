@@ -59,10 +59,12 @@ def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> 
 
 
 def scan(plan: Any, decl: Any, extras: tuple) -> None:
-    """Run a scan or row-normaliser declaration along one dimension (jtorch/kernels/cpu/scan.py)."""
-    from .scan import scan as run
+    """Run a scan or row-normaliser declaration along one dimension (jtorch/kernels/cpu/scan.py;
+    imported on first use, and then installed as the stub itself)."""
+    from . import scan as module
 
-    run(plan, decl, extras)
+    register_backend("cpu", "CPU", scan=module.scan)
+    module.scan(plan, decl, extras)
 
 
 def register() -> None:

@@ -36,44 +36,42 @@ def _kernels(decl: Any) -> Any:
 
 def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
     """Run `decl` along `plan.dim` from `plan.input` into `plan.outputs` (see module doc)."""
-    tensors = (*plan.outputs, plan.input)
-    size = plan.input._size or (1,)  # a 0-dim tensor scans as one row of one element
-    dim = plan.dim
-    n = size[dim]
-    other = [d for d in range(len(size)) if d != dim]
-    shape = tuple(size[d] for d in other)
-    strides = [[t._stride[d] for d in other] for t in tensors]
-    if shape:
+    inp, dim = plan.input, plan.dim
+    tensors = (*plan.outputs, inp)
+    nops = len(tensors)
+    size = inp._size
+    if len(size) <= 1:  # one row (a 0-dim tensor: one row of one element)
+        n = size[0] if size else 1
+        shape, strides = (1,), [[0]] * nops
+    else:
+        n = size[dim]
+        other = [d for d in range(len(size)) if d != dim]
+        strides = [[t._stride[d] for d in other] for t in tensors]
+        shape = tuple(size[d] for d in other)
         perm = reorder_dimensions(shape, strides)
-        shape = tuple(shape[p] for p in perm)
         strides = [[st[p] for p in perm] for st in strides]
-        shape = coalesce_dimensions(shape, strides)
-    else:  # a 1-d input: one row
-        shape = (1,)
-        strides = [[0] for _ in tensors]
+        shape = coalesce_dimensions(tuple(shape[p] for p in perm), strides)
     nrows = 1
     for s in shape:
         nrows *= s
     if nrows == 0 or n == 0:
         return
     nchunks = min(num_chunks(nrows * n), nrows)
-    nops = len(tensors)
     ndim = len(shape)
-    soff = ndim * (nops + 1)
-    meta = np.zeros(soff + nchunks * (nops + ndim), dtype=np.int64)
-    meta[:ndim] = shape
-    for k, st in enumerate(strides):
-        meta[(k + 1) * ndim:(k + 2) * ndim] = st
+    flat = list(shape)
+    for st in strides:
+        flat += st
+    soff = len(flat)
+    meta = np.array(flat + [0] * (nchunks * (nops + ndim)), dtype=np.int64)
     w = 0
-    if (isinstance(decl, RowNormaliser) and n > 1 and all(st[0] == 1 for st in strides)
-            and plan.input._stride[dim] != 1):
+    if type(decl) is RowNormaliser and n > 1 and inp._stride[dim] != 1 and all(st[0] == 1 for st in strides):
         # consecutive positions are consecutive elements: blocks of rows side by side, as many
         # as keep a block's input and output within about 256 KiB (a core's L2 share)
-        w = max(16, min(1024, (256 * 1024) // (2 * n * plan.input.element_size())) // 16 * 16)
+        w = max(16, min(1024, (256 * 1024) // (2 * n * inp.element_size())) // 16 * 16)
     args: list[Any] = []
     for t in tensors:
         args += (t._storage.data, t._offset, t._stride[dim] if t._size else 1)
-    k = _kernels(decl)
+    k = _modules.get(decl) or _kernels(decl)
     if nchunks <= 1:
         k.rows(0, nrows, meta, ndim, soff, n, w, *args)
     else:
