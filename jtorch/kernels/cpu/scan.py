@@ -65,9 +65,9 @@ def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
     meta = np.array(flat + [0] * (nchunks * (nops + ndim)), dtype=np.int64)
     w = 0
     if type(decl) is RowNormaliser and n > 1 and inp._stride[dim] != 1 and all(st[0] == 1 for st in strides):
-        # consecutive positions are consecutive elements: blocks of rows side by side, as many
-        # as keep a block's input and output within about 256 KiB (a core's L2 share)
-        w = max(16, min(1024, (256 * 1024) // (2 * n * inp.element_size())) // 16 * 16)
+        # consecutive positions are consecutive elements: blocks of rows side by side, so that
+        # every pass reads long contiguous runs (measured: 1024 beat 16-256 for n from 8 to 4096)
+        w = 1024
     args: list[Any] = []
     for t in tensors:
         args += (t._storage.data, t._offset, t._stride[dim] if t._size else 1)
