@@ -138,6 +138,15 @@ def test_inplace(name, dtype):
     assert_close(to_numpy(t), ref_cum(name, a, 0, np.dtype(dtype)), np.dtype(dtype))
 
 
+def test_exact_alias_out_is_fine():
+    x = jtorch.arange(6.0).reshape(2, 3).t()  # in place through the strides, like torch
+    x.cumsum_(1)
+    assert to_numpy(x).tolist() == [[0, 3], [1, 5], [2, 7]]
+    v = jtorch.tensor([[3.0, 1.0, 4.0], [1.0, 5.0, 9.0]])
+    r = jtorch.cummin(v, 1, out=(v, jtorch.empty(0, dtype=jtorch.int64)))
+    assert r[0] is v and to_numpy(v).tolist() == [[3, 1, 1], [1, 1, 1]] and to_numpy(r[1]).tolist() == [[0, 1, 1], [0, 0, 0]]
+
+
 def test_parallel_rows_and_columns():
     rng = np.random.default_rng(3)
     a = rng.normal(size=(300, 257)).astype(np.float32)  # > 32768 elements: chunks of rows in parallel
@@ -292,6 +301,10 @@ def test_empty_and_zero_dim():
     assert to_numpy(jtorch.cumprod(jtorch.tensor(3, dtype=jtorch.int8), -1)) == 3
 
 
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.")
+
+
 # ---- errors: PyTorch's texts (each case is run by jtorch, and by torch where installed) -----------------------
 ERRORS = [
     (lambda m: m.ones(2, 3).cumsum(2), IndexError,
@@ -322,6 +335,12 @@ ERRORS = [
      "expected scalar_type Long but found Int"),
     (lambda m: m.cummax(m.ones(2, 3), 1, out=(m.empty(2, 3, dtype=m.float64), m.empty(2, 3, dtype=m.int64))),
      RuntimeError, "expected scalar_type Float but found Double"),
+    (lambda m: m.ones(1, 3).expand(2, 3).cumsum_(1), RuntimeError, OVERLAP),
+    (lambda m: m.cumprod(m.ones(4, 3), 0, out=m.ones(1, 3).expand(4, 3)), RuntimeError, OVERLAP),
+    (lambda m: m.logcumsumexp(m.ones(4, 3), 0, out=m.ones(1, 3).expand(4, 3)), RuntimeError, OVERLAP),
+    (lambda m: (lambda x: m.cumsum(x[:4], 0, out=x[2:]))(m.arange(6.0)), RuntimeError,
+     "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+     "memory location. Please clone() the tensor before performing the operation."),
 ]
 
 

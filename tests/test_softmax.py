@@ -135,6 +135,11 @@ def test_out(name):
     t = jtorch.from_numpy(a.copy())  # the input itself as out=: computed through a temporary
     getattr(jtorch, name)(t, 1, out=t)
     assert_close(to_numpy(t), ref(name, a, 1))
+    x = jtorch.arange(6.0)  # a partly overlapping out= too
+    getattr(jtorch, name)(x[:4], 0, out=x[2:])
+    assert_close(to_numpy(x)[2:], ref(name, np.arange(4.0, dtype=np.float32), 0))
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        getattr(jtorch, name)(jtorch.from_numpy(a), 1, out=jtorch.ones(1, 3).expand(2, 3))
     assert getattr(jtorch, name)(jtorch.from_numpy(a), 1, dtype=jtorch.float64,
                                  out=jtorch.empty(2, 3, dtype=jtorch.float64)).dtype is jtorch.float64
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from .. import dtypes as _dt
 from ..backends import Backend
+from .. import memory_overlap as _mo
 from ..geometry import wrap_dim
 from ..kernels.scalar_scan import RowNormaliser
 from ..scalar import SCALAR_TYPE_NAME
@@ -59,7 +60,7 @@ def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int) -> N
                 _copy_into(src, inp)
                 inp = src
     target = out
-    if out.dtype is not dtype or (out._storage is inp._storage and _aliases(out, inp, type(decl) is RowNormaliser)):
+    if out.dtype is not dtype or (out._storage is inp._storage and _needs_temporary(out, inp, decl)):
         target = allocate(inp._size, None, dtype, inp._device)
         outputs = (target,) + tuple(outputs[1:])
     backend.stub("scan")(ScanPlan(inp, outputs, dim), decl, ())
@@ -67,13 +68,21 @@ def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int) -> N
         _copy_into(out, target)
 
 
-def _aliases(out: Tensor, inp: Tensor, rereads_input: bool) -> bool:
-    """Whether `out` must go through a temporary because it shares `inp`'s storage. A scan reads
-    x[i] before it writes out[i], so an exact alias (cumsum_) is safe; a row normaliser reads
-    the input again after writing the row (log_softmax's last pass), so no alias is."""
-    if out._storage is not inp._storage:
-        return False
-    return rereads_input or out._offset != inp._offset or out._stride != inp._stride
+def _needs_temporary(out: Tensor, inp: Tensor, decl: Any) -> bool:
+    """Whether `out`, which shares `inp`'s storage, must be written through a temporary. A scan
+    reads x[i] before it writes out[i], so an exact alias (cumsum_) is safe; a row normaliser
+    reads the input again after writing the row (log_softmax's last pass), so no alias is."""
+    status = _mo.get_overlap_status(out, inp)
+    return status != _mo._NO and (type(decl) is RowNormaliser or status != _mo._FULL)
+
+
+def _check_written(ctx: MetaBase, inputs: tuple = ()) -> None:
+    """The written-to tensors of an out= or in-place call: no element twice (an expanded out=),
+    and no partial overlap with an input (PyTorch's assert_no_internal/partial_overlap)."""
+    for t in ctx.provided:
+        _mo.assert_no_internal_overlap(t)
+        for x in inputs:
+            _mo.assert_no_partial_overlap(t, x)
 
 
 # ---- cumsum, cumprod: structured, with dtype= ---------------------------------------------------
@@ -92,6 +101,7 @@ def cum_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
         else:
             dtype = _dt.int64
     ctx.set_output_raw_strided(0, self._size, None, dtype, self._device)
+    _check_written(ctx, (self,))
 
 
 def cum_impl(decl: Any):
@@ -128,6 +138,7 @@ def logcumsumexp_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     if self._device.type != "meta" and not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise not_implemented("logcumsumexp_out_cpu", self.dtype)
     ctx.set_output_raw_strided(0, self._size, None, self.dtype, self._device)
+    _check_written(ctx, (self,))
 
 
 def logcumsumexp_impl(decl: Any):
@@ -151,6 +162,7 @@ def cummaxmin_meta(name: str):
             _check_same_dtype(indices, _dt.int64)
         ctx.set_output_raw_strided(0, self._size, None, self.dtype, self._device)
         ctx.set_output_raw_strided(1, self._size, None, _dt.int64, self._device)
+        _check_written(ctx)  # (PyTorch checks nothing here, and writes an expanded out= racily)
         if self._device.type == "meta":  # PyTorch's meta function wraps the dim of non-empty inputs only
             if self.numel() and self.dim():
                 wrap_dim(dim, self.dim())
@@ -192,6 +204,7 @@ def softmax_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
         raise RuntimeError("softmax with half to float conversion is not supported on CPU")
     dtype = _dt.float32 if half_to_float else self.dtype
     ctx.set_output_raw_strided(0, self._size, None, dtype, self._device)
+    _check_written(ctx)  # an overlapping input is fine: run() goes through a temporary
 
 
 def softmax_impl(decl: Any):
