@@ -11,16 +11,16 @@ the same names (ReduceOps.cpp, SoftMax.cpp), with their messages.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from .. import dtypes as _dt
-from ..backends import Backend
 from .. import memory_overlap as _mo
+from ..backends import Backend
 from ..geometry import wrap_dim
 from ..kernels.scalar_scan import RowNormaliser
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
-from .meta import MetaBase, allocate
+from .meta import FUNCTIONAL, MetaBase, allocate
 
 _SOFTMAX_DTYPES = frozenset({_dt.float16, _dt.float32, _dt.float64})
 
@@ -49,8 +49,9 @@ def _copy_into(dst: Tensor, src: Tensor) -> None:
     ops.aten.copy_.default(dst, src)
 
 
-def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int) -> None:
-    """Run a scan declaration through the backend's stub, converting as the kernel needs."""
+def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int, provided: bool) -> None:
+    """Run a scan declaration through the backend's stub, converting as the kernel needs;
+    `provided`: the outputs are the caller's (out= or in-place), so they may alias the input."""
     out = outputs[0]
     dtype = _compute_dtype(out.dtype, inp._device)
     if inp.dtype is not dtype:
@@ -60,7 +61,7 @@ def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int) -> N
                 _copy_into(src, inp)
                 inp = src
     target = out
-    if out.dtype is not dtype or (out._storage is inp._storage and _needs_temporary(out, inp, decl)):
+    if out.dtype is not dtype or (provided and _needs_temporary(out, inp, decl)):
         target = allocate(inp._size, None, dtype, inp._device)
         outputs = (target,) + tuple(outputs[1:])
     backend.stub("scan")(ScanPlan(inp, outputs, dim), decl, ())
@@ -69,11 +70,15 @@ def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int) -> N
 
 
 def _needs_temporary(out: Tensor, inp: Tensor, decl: Any) -> bool:
-    """Whether `out`, which shares `inp`'s storage, must be written through a temporary. A scan
+    """Whether `out` must be written through a temporary because it overlaps `inp`. A scan
     reads x[i] before it writes out[i], so an exact alias (cumsum_) is safe; a row normaliser
     reads the input again after writing the row (log_softmax's last pass), so no alias is."""
     status = _mo.get_overlap_status(out, inp)
-    return status != _mo._NO and (type(decl) is RowNormaliser or status != _mo._FULL)
+    if status == _mo._FULL:
+        return type(decl) is RowNormaliser
+    if status == _mo._TOO_HARD:  # a layout the overlap test does not handle: the same storage?
+        return out._storage is inp._storage
+    return status != _mo._NO
 
 
 def _check_written(ctx: MetaBase, inputs: tuple = ()) -> None:
@@ -104,7 +109,7 @@ def cum_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     _check_written(ctx, (self,))
 
 
-def cum_impl(decl: Any):
+def cum_impl(decl: Any) -> Callable:
     """impl_func_cum_ops: a 0-dim input is copied; otherwise the scan, in the result's dtype."""
     kernel = f"{decl.name}_out_cpu"
 
@@ -115,7 +120,7 @@ def cum_impl(decl: Any):
             return
         if result.dtype is _dt.bool:
             raise not_implemented(kernel, result.dtype)
-        run(backend, decl, self, (result,), wrap_dim(extras["dim"], self.dim()))
+        run(backend, decl, self, (result,), wrap_dim(extras["dim"], self.dim()), ctx.mode != FUNCTIONAL)
 
     return impl
 
@@ -141,16 +146,16 @@ def logcumsumexp_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     _check_written(ctx, (self,))
 
 
-def logcumsumexp_impl(decl: Any):
+def logcumsumexp_impl(decl: Any) -> Callable:
     def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Backend) -> None:
         self = tensors[0]
-        run(backend, decl, self, (ctx.output(0),), wrap_dim(extras["dim"], self.dim()))
+        run(backend, decl, self, (ctx.output(0),), wrap_dim(extras["dim"], self.dim()), ctx.mode != FUNCTIONAL)
 
     return impl
 
 
 # ---- cummax, cummin: (values, indices) -------------------------------------------------------------
-def cummaxmin_meta(name: str):
+def cummaxmin_meta(name: str) -> Callable:
     """cummax_out / cummin_out: out= dtypes checked first (values: self's, indices: int64), then
     both resized, then the dim: a 0-dim input takes dims -1 and 0, an empty one any dim."""
     def meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
@@ -178,7 +183,7 @@ def cummaxmin_meta(name: str):
     return meta
 
 
-def cummaxmin_impl(decl: Any):
+def cummaxmin_impl(decl: Any) -> Callable:
     def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Backend) -> None:
         self = tensors[0]
         values, indices = ctx.output(0), ctx.output(1)
@@ -188,7 +193,7 @@ def cummaxmin_impl(decl: Any):
 
             ops.aten.fill_.Scalar(indices, 0)
             return
-        run(backend, decl, self, (values, indices), wrap_dim(extras["dim"], self.dim()))
+        run(backend, decl, self, (values, indices), wrap_dim(extras["dim"], self.dim()), ctx.mode != FUNCTIONAL)
 
     return impl
 
@@ -207,7 +212,7 @@ def softmax_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     _check_written(ctx)  # an overlapping input is fine: run() goes through a temporary
 
 
-def softmax_impl(decl: Any):
+def softmax_impl(decl: Any) -> Callable:
     """softmax_cpu_out / log_softmax_cpu_out: the kernel's dtype dispatch names the last-dim
     kernel when dim is the last dimension (a 0-dim input counts as one dimension)."""
     def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Backend) -> None:
@@ -217,6 +222,6 @@ def softmax_impl(decl: Any):
         if self.dtype not in _SOFTMAX_DTYPES:
             where = "lastdim_kernel_impl" if dim == ndim - 1 else "kernel_impl"
             raise not_implemented(f"{decl.name}_{where}", self.dtype)
-        run(backend, decl, self, (ctx.output(0),), dim)
+        run(backend, decl, self, (ctx.output(0),), dim, ctx.mode != FUNCTIONAL)
 
     return impl

@@ -144,7 +144,8 @@ def _walk_source(nops: int, normaliser: bool) -> str:
                      "            " + block + ", mb, sb)",
                      "    else:",
                      "        for i in range(i0, i0 + m):",
-                     "            if unit:", "                " + unit, "            else:", "                " + strided]
+                     "            if unit:", "                " + unit,
+                     "            else:", "                " + strided]
     else:
         body += ["        " + strided]
     body += ["    left -= m", "    if left <= 0:", "        break", "    i0 = 0",
