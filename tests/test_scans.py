@@ -18,6 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import jtorch
+import jtorch.backends
+from jtorch.kernels.scalar_scan import Scan, acc_const
+from jtorch.structured.scan import ScanPlan
 from _unary_support import ALL, COMPLEX, FLOATS, INTS, jdtype, make_layout, to_numpy
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
@@ -279,6 +282,25 @@ def test_cummax_out_and_zero_dim():
     assert v.shape == () and to_numpy(v) == 1j and to_numpy(i) == 0
 
 
+# ---- a scan declared by its pieces alone, run through the backend's stub ----------------------------------
+def _sumsq_identity(x):
+    return acc_const(x, 0)
+
+
+def _sumsq_combine(acc, x):
+    return acc + x * x
+
+
+def test_a_new_scan_is_its_pieces():
+    """A cumulative sum of squares: two scalar functions and a declaration; the CPU stub
+    generates, caches and runs its loops along any dim of any layout."""
+    decl = Scan("test_cumsumsq", _sumsq_identity, _sumsq_combine)
+    t, a = make_layout(np.arange(12, dtype=np.float64).reshape(3, 4), "transposed")
+    out = jtorch.empty(3, 4, dtype=jtorch.float64)
+    jtorch.backends.backend("cpu").stub("scan")(ScanPlan(t, (out,), 0), decl, ())
+    np.testing.assert_array_equal(to_numpy(out), np.cumsum(a * a, axis=0))
+
+
 # ---- meta tensors, empty and 0-dim -------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", ALL, ids=lambda d: np.dtype(d).name)
 def test_meta_tensors(dtype):
@@ -360,7 +382,10 @@ def test_error_texts_are_torchs(call, exc, msg):
     assert str(e.value) == msg
 
 
-def test_complex_to_real_dtype_warns_like_copy():
+def test_complex_to_real_dtype_warns_like_copy(monkeypatch):
+    import jtorch.native.copy as copy_module
+
+    monkeypatch.setattr(copy_module, "_warned_complex_to_real", False)  # a TORCH_WARN_ONCE, as in torch
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         r = jtorch.tensor([2 + 1j, 3 + 0j]).cumsum(0, dtype=jtorch.float32)
