@@ -2,8 +2,8 @@
 
 A declaration (jtorch/kernels/scalar_scan.py) is a `Scan` (identity, combine), an `IndexedScan`
 (take) or a `RowNormaliser` (shift, row_value, finish). Each piece is collected with
-codegen.prelude (the scalar-function rules are there) and bound under a fixed name; the template
-below turns them into one loop over a row, and two entry points that walk the rows:
+codegen.prelude (the scalar-function rules are there) and bound under a fixed name; the templates
+below turn them into the loop over one row, and two entry points that walk the rows:
 
     rows(start, stop, meta, ndim, soff, n, w, <operands>)         rows [start, stop), serially
     rows_par(nrows, nchunks, meta, ndim, soff, n, w, <operands>)  prange over chunks of rows
@@ -37,117 +37,119 @@ def _pieces(pieces: dict[str, Callable]) -> tuple[str, str]:
     return "\n".join(parts), "".join(digests)
 
 
-def _row_source(kind: str) -> str:
-    """The loop over one row of n elements; operands b<k>, p<k> (offset), s<k> (stride)."""
-    if kind == "Scan":  # outputs: out; input: x
-        return _JIT.format(opts="") + (
-            "def _row(n, b0, p0, s0, b1, p1, s1):\n"
-            "    acc = _jt_identity(b1[_U(p1)])\n"
-            "    for i in range(n):\n"
-            "        acc = _jt_combine(acc, b1[_U(p1 + i * s1)])\n"
-            "        b0[_U(p0 + i * s0)] = acc\n")
-    if kind == "IndexedScan":  # outputs: values, indices; input: x
-        return _JIT.format(opts="") + (
-            "def _row(n, b0, p0, s0, b1, p1, s1, b2, p2, s2):\n"
-            "    best = b2[_U(p2)]\n"
-            "    idx = 0\n"
-            "    for i in range(n):\n"
-            "        x = b2[_U(p2 + i * s2)]\n"
-            "        if _jt_take(x, best):\n"
-            "            best = x\n"
-            "            idx = i\n"
-            "        b0[_U(p0 + i * s0)] = best\n"
-            "        b1[_U(p1 + i * s1)] = idx\n")
-    if kind == "RowNormaliser":  # outputs: out; input: x
-        # The sum may be reassociated (vector lanes, as PyTorch's Vectorized reduce_all); it is a
-        # function of its own so that the flag does not reach the exp's range reduction. NaN and
-        # inf need no care in the max: they make the sum NaN, and so every output of the row.
-        return (_JIT.format(opts=", fastmath={'reassoc', 'nsz'}") + (
-            "def _rowsum(n, b, p, s):\n"
-            "    acc = b[_U(p)]\n"
-            "    for i in range(1, n):\n"
-            "        acc += b[_U(p + i * s)]\n"
-            "    return acc\n\n\n")
-            + _JIT.format(opts="") + (
-            "def _row(n, b0, p0, s0, b1, p1, s1):\n"
-            "    m = b1[_U(p1)]\n"
-            "    for i in range(1, n):\n"
-            "        v = b1[_U(p1 + i * s1)]\n"
-            "        m = v if v > m else m\n"
-            "    for i in range(n):\n"
-            "        b0[_U(p0 + i * s0)] = _jt_shift(b1[_U(p1 + i * s1)], m)\n"
-            "    t = _jt_row_value(m, _rowsum(n, b0, p0, s0))\n"
-            "    for i in range(n):\n"
-            "        b0[_U(p0 + i * s0)] = _jt_finish(b0[_U(p0 + i * s0)], b1[_U(p1 + i * s1)], m, t)\n\n\n")
-            + _JIT.format(opts="") + (
-            # w rows at consecutive positions (the scanned dim is not the fastest one): the same
-            # passes with the rows side by side, so that the inner loops are vector loops
-            "def _block(n, w, b0, p0, s0, b1, p1, s1, mb, sb):\n"
-            "    for j in range(w):\n"
-            "        mb[j] = b1[_U(p1 + j)]\n"
-            "    for i in range(1, n):\n"
-            "        q1 = p1 + i * s1\n"
-            "        for j in range(w):\n"
-            "            v = b1[_U(q1 + j)]\n"
-            "            mb[j] = v if v > mb[j] else mb[j]\n"
-            "    for j in range(w):\n"
-            "        e = _jt_shift(b1[_U(p1 + j)], mb[j])\n"
-            "        b0[_U(p0 + j)] = e\n"
-            "        sb[j] = e\n"
-            "    for i in range(1, n):\n"
-            "        q0 = p0 + i * s0\n"
-            "        q1 = p1 + i * s1\n"
-            "        for j in range(w):\n"
-            "            e = _jt_shift(b1[_U(q1 + j)], mb[j])\n"
-            "            b0[_U(q0 + j)] = e\n"
-            "            sb[j] += e\n"
-            "    for j in range(w):\n"
-            "        sb[j] = _jt_row_value(mb[j], sb[j])\n"
-            "    for i in range(n):\n"
-            "        q0 = p0 + i * s0\n"
-            "        q1 = p1 + i * s1\n"
-            "        for j in range(w):\n"
-            "            b0[_U(q0 + j)] = _jt_finish(b0[_U(q0 + j)], b1[_U(q1 + j)], mb[j], sb[j])\n"))
-    raise TypeError(f"not a scan declaration: {kind}")
+# Row bodies of the scans, inlined into `rows` for each position: operand k's row starts at
+# p<k> with stride s<k> along the scanned dimension; j runs along it.
+_INLINE_ROWS = {
+    "Scan": [  # outputs: out; input: x
+        "acc = _jt_identity(b1[_U(p1)])",
+        "for j in range(n):",
+        "    acc = _jt_combine(acc, b1[_U(p1 + j * s1)])",
+        "    b0[_U(p0 + j * s0)] = acc",
+    ],
+    "IndexedScan": [  # outputs: values, indices; input: x
+        "best = b2[_U(p2)]",
+        "idx = 0",
+        "for j in range(n):",
+        "    x = b2[_U(p2 + j * s2)]",
+        "    if _jt_take(x, best):",
+        "        best = x",
+        "        idx = j",
+        "    b0[_U(p0 + j * s0)] = best",
+        "    b1[_U(p1 + j * s1)] = idx",
+    ],
+}
 
+# A row normaliser's three passes are functions of their own: `_row` is called with literal unit
+# strides where it can be (LLVM then vectorizes it), `_block` runs w rows side by side (when the
+# scanned dim is not the fastest one) so that its inner loops are vector loops across rows. The
+# sum may be reassociated (vector lanes, as PyTorch's Vectorized reduce_all): `_rowsum` carries
+# that flag alone, so that it does not reach the exp's range reduction. NaN and inf need no care
+# in the max: they make the sum NaN, and so every output of the row, as in PyTorch.
+_NORMALISER = _JIT.format(opts=", fastmath={'reassoc', 'nsz'}") + """\
+def _rowsum(n, b, p, s):
+    acc = b[_U(p)]
+    for j in range(1, n):
+        acc += b[_U(p + j * s)]
+    return acc
+
+
+""" + _JIT.format(opts="") + """\
+def _row(n, b0, p0, s0, b1, p1, s1):
+    m = b1[_U(p1)]
+    for j in range(1, n):
+        v = b1[_U(p1 + j * s1)]
+        m = v if v > m else m
+    for j in range(n):
+        b0[_U(p0 + j * s0)] = _jt_shift(b1[_U(p1 + j * s1)], m)
+    t = _jt_row_value(m, _rowsum(n, b0, p0, s0))
+    for j in range(n):
+        b0[_U(p0 + j * s0)] = _jt_finish(b0[_U(p0 + j * s0)], b1[_U(p1 + j * s1)], m, t)
+
+
+""" + _JIT.format(opts="") + """\
+def _block(n, w, b0, p0, s0, b1, p1, s1, mb, sb):
+    for j in range(w):
+        mb[j] = b1[_U(p1 + j)]
+    for i in range(1, n):
+        q1 = p1 + i * s1
+        for j in range(w):
+            v = b1[_U(q1 + j)]
+            mb[j] = v if v > mb[j] else mb[j]
+    for j in range(w):
+        e = _jt_shift(b1[_U(p1 + j)], mb[j])
+        b0[_U(p0 + j)] = e
+        sb[j] = e
+    for i in range(1, n):
+        q0 = p0 + i * s0
+        q1 = p1 + i * s1
+        for j in range(w):
+            e = _jt_shift(b1[_U(q1 + j)], mb[j])
+            b0[_U(q0 + j)] = e
+            sb[j] += e
+    for j in range(w):
+        sb[j] = _jt_row_value(mb[j], sb[j])
+    for i in range(n):
+        q0 = p0 + i * s0
+        q1 = p1 + i * s1
+        for j in range(w):
+            b0[_U(q0 + j)] = _jt_finish(b0[_U(q0 + j)], b1[_U(q1 + j)], mb[j], sb[j])
+"""
 
 _PIECES = {"Scan": ("identity", "combine"), "IndexedScan": ("take",),
            "RowNormaliser": ("shift", "row_value", "finish")}
 _NOPS = {"Scan": 2, "IndexedScan": 3, "RowNormaliser": 2}
 
 
-def _walk_source(nops: int, normaliser: bool) -> str:
-    """`rows` and `rows_par`: the odometer over the other dimensions, one `_row` per position.
-    For a row normaliser, rows whose operands all have stride 1 call `_row` with literal strides
-    (so that LLVM vectorizes its loops), and with `w > 0` (the caller checked that consecutive
-    positions are consecutive elements of every operand) blocks of w positions go to `_block`."""
-    unit_stride = normaliser
+def _walk_source(kind: str) -> str:
+    """`rows` and `rows_par`: the odometer over the other dimensions, one row per position (the
+    row body inlined, or the normaliser's `_row`, or its `_block` of w positions when w > 0: the
+    caller checked that consecutive positions are consecutive elements of every operand)."""
+    nops = _NOPS[kind]
     ops = ", ".join(f"b{k}, o{k}, s{k}" for k in range(nops))
-    call = ", ".join(f"b{k}, q{k} + i * t{k}, {{s{k}}}" for k in range(nops))
     body = [f"meta[soff + {k}] = o{k}" for k in range(nops)]
     body += [f"i0 = _jt_start_row(start, meta, ndim, {nops}, soff)", "n0 = meta[0]"]
     body += [f"t{k} = meta[{k + 1} * ndim]" for k in range(nops)]
-    if unit_stride:
-        body.append("unit = " + " and ".join(f"s{k} == 1" for k in range(nops)))
-    if normaliser:
-        body += ["mb = _jt_np.empty(max(w, 1), b1.dtype)", "sb = _jt_np.empty(max(w, 1), b0.dtype)"]
+    if kind == "RowNormaliser":
+        body += ["unit = " + " and ".join(f"s{k} == 1" for k in range(nops)),
+                 "mb = _jt_np.empty(max(w, 1), b1.dtype)", "sb = _jt_np.empty(max(w, 1), b0.dtype)"]
     body += ["left = stop - start", "while True:"]
     body += [f"    q{k} = meta[soff + {k}]" for k in range(nops)]
-    body += ["    m = min(n0 - i0, left)",
-             "    for i in range(i0, i0 + m):"]
-    strided = "_row(n, " + call.format(**{f"s{k}": f"s{k}" for k in range(nops)}) + ")"
-    if normaliser:
-        unit = "_row(n, " + call.format(**{f"s{k}": "1" for k in range(nops)}) + ")"
-        block = "_block(n, min(w, i0 + m - i), " + ", ".join(f"b{k}, q{k} + i, s{k}" for k in range(nops))
-        body[-1:] = ["    if w > 0:",
-                     "        for i in range(i0, i0 + m, w):",
-                     "            " + block + ", mb, sb)",
-                     "    else:",
-                     "        for i in range(i0, i0 + m):",
-                     "            if unit:", "                " + unit,
-                     "            else:", "                " + strided]
+    body += ["    m = min(n0 - i0, left)"]
+    if kind == "RowNormaliser":
+        args = ", ".join(f"b{k}, q{k} + i * t{k}, {{s{k}}}" for k in range(nops))
+        body += ["    if w > 0:",
+                 "        for i in range(i0, i0 + m, w):",
+                 "            _block(n, min(w, i0 + m - i), b0, q0 + i, s0, b1, q1 + i, s1, mb, sb)",
+                 "    else:",
+                 "        for i in range(i0, i0 + m):",
+                 "            if unit:",
+                 "                _row(n, " + args.format(s0="1", s1="1") + ")",
+                 "            else:",
+                 "                _row(n, " + args.format(s0="s0", s1="s1") + ")"]
     else:
-        body += ["        " + strided]
+        body += ["    for i in range(i0, i0 + m):"]
+        body += [f"        p{k} = q{k} + i * t{k}" for k in range(nops)]
+        body += ["        " + line for line in _INLINE_ROWS[kind]]
     body += ["    left -= m", "    if left <= 0:", "        break", "    i0 = 0",
              f"    _jt_next_row(meta, ndim, {nops}, soff)"]
     src = _JIT.format(opts="") + f"def rows(start, stop, meta, ndim, soff, n, w, {ops}):\n"
@@ -160,11 +162,6 @@ def _walk_source(nops: int, normaliser: bool) -> str:
     return src
 
 
-def nops(decl: Any) -> int:
-    """Array operands of a declaration's kernels (outputs, then the input)."""
-    return _NOPS[type(decl).__name__]
-
-
 def module_source(decl: Any) -> tuple[str, str]:
     """(module file stem, full source) of the kernels of a scan declaration."""
     kind = type(decl).__name__
@@ -173,7 +170,7 @@ def module_source(decl: Any) -> tuple[str, str]:
     pre, digests = _pieces({f"_jt_{p}": getattr(decl, p) for p in _PIECES[kind]})
     src = (f"# Generated by jtorch.kernels.cpu.scan_codegen from the {kind} {decl.name!r}; do not edit.\n"
            + pre + "\n_U = _jt_np.uint64  # unsigned index: no wraparound check\n\n\n"
-           + _row_source(kind) + "\n\n" + _walk_source(_NOPS[kind], kind == "RowNormaliser"))
+           + (_NORMALISER + "\n\n" if kind == "RowNormaliser" else "") + _walk_source(kind))
     h = hashlib.sha256(src.encode())
     h.update(digests.encode())
     for mod in (odometer, cache):  # imported by the generated module; Numba does not track them
