@@ -24,7 +24,8 @@ from typing import Any, Callable
 #   elementwise_contiguous(fn, pattern, nextra)  -> run(out, tensors, extras): TensorIterator's
 #                                                fast set-up (optional; the full build otherwise)
 #   reduce(it, reduction, extras)                a declared Reduction over a reduce-mode iterator
-#   scan(plan, scan, extras)                     a declared Scan along one dimension
+#   scan(plan, decl, extras)                     a declared Scan / IndexedScan / RowNormaliser
+#                                                (kernels/scalar_scan.py) along plan.dim of plan.input
 #   fill(t, value)  copy(dst, src)  random(kind, t, generator, params)  index(kind, ...)
 #   matmul(kind, out, a, b, ...)
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "scan", "fill", "copy", "random", "index",

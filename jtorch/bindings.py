@@ -28,6 +28,7 @@ class Param:
     kwarg_only: bool
     has_default: bool
     default: Any
+    nout: int = 1      # out=: how many tensors (a tuple of them when more than one)
 
     @property
     def type(self) -> Type | None:
@@ -89,7 +90,7 @@ def _signature(nf: NativeFunction, out_nf: NativeFunction | None, method: bool) 
             default = getattr(_dt, default)
         params.append(Param(name, a, a.kwarg_only, has_default, default))
     if out_nf is not None:
-        params.append(Param("out", None, True, True, None))
+        params.append(Param("out", None, True, True, None, sum(a.is_out for a in out_nf.func.arguments)))
     return Signature(nf, out_nf, method, tuple(params))
 
 
@@ -143,6 +144,9 @@ def _check_code(p: Param, var: str, allow_numbers: bool) -> list[str]:
     """Lines that validate/convert `var` in place, or `raise _Mismatch(...)`."""
     fail = f"raise _Mismatch({p.name!r})"
     if p.arg is None:  # out=
+        if p.nout > 1:
+            return [f"if {var} is not None and not (isinstance({var}, (tuple, list)) and len({var}) == {p.nout} "
+                    f"and all(isinstance(x, _Tensor) for x in {var})): {fail}"]
         return [f"if {var} is not None and not isinstance({var}, _Tensor): {fail}"]
     t = p.arg.type
     lines: list[str] = []
@@ -325,9 +329,10 @@ def _call_expr(sig: Signature, op_var: str, out: bool, index: int = 0) -> str:
     nf = sig.out_nf if out else sig.nf
     args, kw, at_default = [], [], []
     params = {p.arg.name: p for p in sig.params if p.arg is not None}
+    outs = [a.name for a in nf.func.arguments if a.is_out]
     for a in nf.func.arguments:
-        if a.is_out:
-            kw.append("out=out")
+        if a.is_out:  # several outputs (values, indices) come as one out= tuple
+            kw.append("out=out" if len(outs) == 1 else f"{a.name}=out[{outs.index(a.name)}]")
             continue
         p = params.get(a.name)
         v = "self" if (a.name == "self" and sig.method) else p.name

@@ -5,3 +5,4 @@ from . import registry  # noqa: F401
 from . import factories, views, copy, conversion, tensor_new, range_factories  # noqa: F401
 from . import random, random_factories, indexing, python_methods, python_indexing  # noqa: F401
 from . import binary, unary  # noqa: F401
+from . import scans  # noqa: F401

@@ -56,10 +56,19 @@ def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> 
     return run
 
 
+def scan(plan: Any, decl: Any, extras: tuple) -> None:
+    """Run a scan or row-normaliser declaration along one dimension (jtorch/kernels/cpu/scan.py;
+    imported on first use, and then installed as the stub itself)."""
+    from . import scan as module
+
+    register_backend("cpu", "CPU", scan=module.scan)
+    module.scan(plan, decl, extras)
+
+
 def register() -> None:
     from . import fill, host, index, random, tensor_copy  # NumPy only: Numba loads on first use
 
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
-                     elementwise_contiguous=elementwise_contiguous,
+                     elementwise_contiguous=elementwise_contiguous, scan=scan,
                      fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
                      read_scalar=host.read_scalar)

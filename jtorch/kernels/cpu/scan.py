@@ -1,0 +1,78 @@
+"""The CPU `scan` stub: run a scan declaration along one dimension of a planned call.
+
+The structured layer (jtorch/structured/scan.py) hands over a plan: `input`, `outputs` (values
+first, then int64 indices for an IndexedScan) and the wrapped `dim`, every tensor in the dtype the
+kernel computes in and of the input's shape. Here the other dimensions are ordered and coalesced
+as TensorIterator would (a row per position of them), and the generated kernel runs the rows,
+in parallel chunks of rows when `threads.num_chunks` says so.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from ...geometry import coalesce_dimensions, reorder_dimensions
+from ..scalar_scan import RowNormaliser
+from . import cache, scan_codegen
+from .threads import num_chunks
+
+_modules: dict[Any, Any] = {}  # declaration -> its imported kernel module
+_lock = threading.Lock()
+
+
+def _kernels(decl: Any) -> Any:
+    mod = _modules.get(decl)
+    if mod is None:
+        with _lock:
+            mod = _modules.get(decl)
+            if mod is None:
+                stem, src = scan_codegen.module_source(decl)
+                path = cache.write_source(stem + ".py", src)
+                mod = _modules[decl] = cache.import_file("jtorch_kernels_generated." + stem, path)
+    return mod
+
+
+def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
+    """Run `decl` along `plan.dim` from `plan.input` into `plan.outputs` (see module doc)."""
+    inp, dim = plan.input, plan.dim
+    tensors = (*plan.outputs, inp)
+    nops = len(tensors)
+    size = inp._size
+    if len(size) <= 1:  # one row (a 0-dim tensor: one row of one element)
+        n = size[0] if size else 1
+        shape, strides = (1,), [[0]] * nops
+    else:
+        n = size[dim]
+        other = [d for d in range(len(size)) if d != dim]
+        strides = [[t._stride[d] for d in other] for t in tensors]
+        shape = tuple(size[d] for d in other)
+        perm = reorder_dimensions(shape, strides)
+        strides = [[st[p] for p in perm] for st in strides]
+        shape = coalesce_dimensions(tuple(shape[p] for p in perm), strides)
+    nrows = 1
+    for s in shape:
+        nrows *= s
+    if nrows == 0 or n == 0:
+        return
+    nchunks = min(num_chunks(nrows * n), nrows)
+    ndim = len(shape)
+    flat = list(shape)
+    for st in strides:
+        flat += st
+    soff = len(flat)
+    meta = np.array(flat + [0] * (nchunks * (nops + ndim)), dtype=np.int64)
+    w = 0
+    if type(decl) is RowNormaliser and n > 1 and inp._stride[dim] != 1 and all(st[0] == 1 for st in strides):
+        # consecutive positions are consecutive elements: blocks of rows side by side, so that
+        # every pass reads long contiguous runs (measured: 1024 beat 16-256 for n from 8 to 4096)
+        w = 1024
+    args: list[Any] = []
+    for t in tensors:
+        args += (t._storage.data, t._offset, t._stride[dim] if t._size else 1)
+    k = _modules.get(decl) or _kernels(decl)
+    if nchunks <= 1:
+        k.rows(0, nrows, meta, ndim, soff, n, w, *args)
+    else:
+        k.rows_par(nrows, nchunks, meta, ndim, soff, n, w, *args)
