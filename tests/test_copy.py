@@ -230,9 +230,9 @@ def test_copy_non_blocking_is_accepted():
 
 
 def test_copy_complex_to_real_warns_once():
-    import jtorch.native.copy as copy_mod
+    import jtorch.warn
 
-    copy_mod._warned_complex_to_real = False
+    jtorch.warn.warned.discard(jtorch.warn.COMPLEX_TO_REAL)
     out = empty(2, np.float32)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

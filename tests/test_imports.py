@@ -36,15 +36,11 @@ LAYERS = {
     "jtorch.kernels": 4,
     **{f"jtorch.{m}": 5 for m in (
         "tensor", "storage", "dtypes", "device", "geometry", "scalar", "promotion", "backends", "keyset", "tls",
-        "schema", "schema_check", "memory_overlap", "_enums", "_tensor_str", "random", "cuda")},
+        "schema", "schema_check", "memory_overlap", "_enums", "_tensor_str", "random", "cuda", "warn")},
 }
 
 # (importer, imported): reason. Keep this very short.
-EXCEPTIONS = {
-    ("jtorch.structured.tensor_iterator", "jtorch._ops"):
-        "TensorIterator converts inputs to the common dtype with aten::copy_, an operator call as in "
-        "PyTorch (op.tensor.to(common_dtype)); could use the backend's copy stub instead",
-}
+EXCEPTIONS: dict = {}
 
 
 def module_name(path: Path) -> str:

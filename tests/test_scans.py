@@ -383,9 +383,9 @@ def test_error_texts_are_torchs(call, exc, msg):
 
 
 def test_complex_to_real_dtype_warns_like_copy(monkeypatch):
-    import jtorch.native.copy as copy_module
+    import jtorch.warn
 
-    monkeypatch.setattr(copy_module, "_warned_complex_to_real", False)  # a TORCH_WARN_ONCE, as in torch
+    monkeypatch.setattr(jtorch.warn, "warned", set())  # a TORCH_WARN_ONCE, as in torch
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         r = jtorch.tensor([2 + 1j, 3 + 0j]).cumsum(0, dtype=jtorch.float32)

@@ -10,9 +10,6 @@ copy between two devices goes through the host: the source's elements as a host 
 """
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 from typing import Any
 
 import numpy as np
@@ -20,6 +17,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._enums import as_memory_format, preserve_format
 from ..backends import backend
+from ..warn import complex_to_real
 from ..geometry import infer_size, is_contiguous, shape_str
 from ..memory_overlap import (_FULL, _may_overlap, _same_memory, assert_no_internal_overlap, assert_no_partial_overlap,
                               get_overlap_status)
@@ -112,19 +110,7 @@ def moved(t: Tensor, dev: Any) -> Tensor:
 
 
 # ---- copy_ ------------------------------------------------------------------------------------------
-_warned_complex_to_real = False
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _warn_complex_to_real() -> None:
-    global _warned_complex_to_real
-    if not _warned_complex_to_real:  # TORCH_WARN_ONCE
-        _warned_complex_to_real = True
-        # point the warning at the user's line, above jtorch's own frames (bindings included)
-        f, level = sys._getframe(0), 1
-        while f is not None and f.f_code.co_filename.startswith((_PKG_DIR, "<jtorch")):
-            f, level = f.f_back, level + 1
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=level)
+_warn_complex_to_real = complex_to_real
 
 
 def _check_copy_shape(self: Tensor, src: Tensor) -> None:

@@ -19,8 +19,10 @@ import warnings
 from typing import Any
 
 from .. import dtypes as _dt
+from ..backends import backend
 from ..geometry import contiguous_strides, shape_str, storage_extent
 from ..tensor import Tensor, new_storage
+from ..warn import complex_to_real
 
 FUNCTIONAL, INPLACE, OUT = 0, 1, 2
 
@@ -37,6 +39,23 @@ def allocate(size: tuple, stride: "tuple | None", dtype: _dt.dtype, device: Any)
     if stride is None:
         stride = contiguous_strides(size)
     return Tensor._make(new_storage(storage_extent(size, stride), dtype, device), size, stride, 0, dtype, device)
+
+
+def copy_into(dst: Tensor, src: Tensor) -> None:
+    """dst.copy_(src) for tensors of one shape on one device that do not overlap (a temporary of
+    another dtype, say), straight through the device's copy stub: no dispatch, no version bump."""
+    if src.dtype.is_complex and not dst.dtype.is_complex:
+        complex_to_real()  # as copy_ warns
+    if dst._device.type != "meta":
+        backend(dst._device.type).stub("copy")(dst, src)
+
+
+def fill(t: Tensor, value: Any) -> None:
+    """t.fill_(value) through the device's fill stub (value converted to t's dtype first)."""
+    if t._device.type != "meta" and t.numel():
+        from ..scalar import checked_scalar
+
+        backend(t._device.type).stub("fill")(t, checked_scalar(t.dtype, value))
 
 
 def resize_output(out: Tensor, size: tuple, stride: "tuple | None" = None, stacklevel: int = 6) -> bool:

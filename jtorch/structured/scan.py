@@ -20,7 +20,7 @@ from ..geometry import wrap_dim
 from ..kernels.scalar_scan import RowNormaliser
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
-from .meta import FUNCTIONAL, MetaBase, allocate
+from .meta import FUNCTIONAL, MetaBase, allocate, copy_into, fill
 
 _SOFTMAX_DTYPES = frozenset({_dt.float16, _dt.float32, _dt.float64})
 
@@ -43,10 +43,7 @@ def _compute_dtype(dtype: _dt.dtype, device: Any) -> _dt.dtype:
     return _dt.float32 if dtype is _dt.float16 and device.type == "cpu" else dtype
 
 
-def _copy_into(dst: Tensor, src: Tensor) -> None:
-    from .._ops import ops  # the dispatcher sits above this layer: looked up at call time
-
-    ops.aten.copy_.default(dst, src)
+_copy_into = copy_into
 
 
 def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int, provided: bool) -> None:
@@ -189,9 +186,7 @@ def cummaxmin_impl(decl: Any) -> Callable:
         values, indices = ctx.output(0), ctx.output(1)
         if self.dim() == 0:
             _copy_into(values, self)
-            from .._ops import ops
-
-            ops.aten.fill_.Scalar(indices, 0)
+            fill(indices, 0)
             return
         run(backend, decl, self, (values, indices), wrap_dim(extras["dim"], self.dim()), ctx.mode != FUNCTIONAL)
 

@@ -21,7 +21,7 @@ from ..memory_overlap import assert_no_internal_overlap, assert_no_partial_overl
 from ..promotion import can_cast, result_type_many
 from ..scalar import SCALAR_TYPE_NAME, as_scalar
 from ..tensor import Tensor, new_storage
-from .meta import FUNCTIONAL, INPLACE, OUT, MetaBase, allocate, resize_output  # noqa: F401
+from .meta import FUNCTIONAL, INPLACE, OUT, MetaBase, allocate, copy_into, resize_output  # noqa: F401
 
 
 class TensorIteratorConfig:
@@ -361,9 +361,4 @@ def _cast(t: Tensor, dtype: _dt.dtype) -> Tensor:
     return out
 
 
-def _copy_into(dst: Tensor, src: Tensor) -> None:
-    if dst._device.type == "meta":
-        return
-    from .._ops import ops
-
-    ops.aten.copy_.default(dst, src)
+_copy_into = copy_into

@@ -1,0 +1,36 @@
+"""PyTorch's warnings from Python: TORCH_WARN_ONCE, pointed at the user's line.
+
+A leaf module, so that native operators and the structured layer raise the same warning from one
+place (copy_'s "Casting complex values to real discards the imaginary part", for instance).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+warned: set[str] = set()  # the TORCH_WARN_ONCE messages already given (tests may clear it)
+
+
+def user_stacklevel() -> int:
+    """warnings.warn's stacklevel, called from our caller, for the first frame outside jtorch
+    (generated bindings included)."""
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_code.co_filename.startswith((_PKG_DIR, "<jtorch")):
+        f, level = f.f_back, level + 1
+    return level
+
+
+def warn_once(message: str, category: type = UserWarning) -> None:
+    """TORCH_WARN_ONCE: the first time in this process, at the user's line."""
+    if message not in warned:
+        warned.add(message)
+        warnings.warn(message, category, stacklevel=user_stacklevel())
+
+
+COMPLEX_TO_REAL = "Casting complex values to real discards the imaginary part"
+
+
+def complex_to_real() -> None:
+    warn_once(COMPLEX_TO_REAL)
