@@ -26,7 +26,7 @@ from typing import Any, Callable
 #   reduce(it, reduction, extras)                a declared Reduction over a reduce-mode iterator
 #   scan(plan, scan, extras)                     a declared Scan along one dimension
 #   fill(t, value)  copy(dst, src)  random(kind, t, generator, params)  index(kind, ...)
-#   matmul(kind, out, a, b, ...)
+#   matmul(kind, out, a, b, self, beta, alpha)  out = alpha * a@b + beta * self; kind mm, bmm, mv, dot, vdot
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "scan", "fill", "copy", "random", "index",
               "matmul", "read_scalar")
 

@@ -14,6 +14,7 @@ import numpy as np
 from ...backends import register_backend
 from ...scalar import as_scalar
 from ...storage import CPUStorage
+from .matmul import matmul  # NumPy only: Numba loads with the first integer product
 
 
 def _storage(numel: int, dtype: Any, device: Any) -> CPUStorage:
@@ -60,4 +61,4 @@ def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> 
 
 def register() -> None:
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
-                     elementwise_contiguous=elementwise_contiguous)
+                     elementwise_contiguous=elementwise_contiguous, matmul=matmul)
