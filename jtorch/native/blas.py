@@ -247,8 +247,20 @@ def _addmv_meta(ctx: Any, tensors: list, extras: dict) -> None:
     if not (self.dtype is mat.dtype and mat.dtype is vec.dtype):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {SCALAR_TYPE_NAME[self.dtype]}, "
                            f"{SCALAR_TYPE_NAME[mat.dtype]}, and {SCALAR_TYPE_NAME[vec.dtype]}")
-    ctx.set_output_raw_strided(0, (mat._size[0],), None, vec.dtype, vec._device)
+    result = ctx.set_output_raw_strided(0, (mat._size[0],), None, vec.dtype, vec._device)
     extras["self_"] = _expand_size(self, (mat._size[0],))
+    if mat._size[0] == 0 and extras["beta"] != 0 and result._device.type != "meta":
+        # PyTorch's impl runs for an empty result too (the structured wrapper here skips it), and
+        # its mul_out(result, self, beta) resizes the result to self's shape
+        _addmv_empty(result, self, extras["beta"])
+
+
+def _addmv_empty(result: Tensor, self: Tensor, beta: Any) -> None:
+    """addmv of an empty matrix: at::cpu::mul_out(result, self, scalar_tensor(beta, self.dtype))."""
+    if beta == 0:
+        zero_.op(result)
+    else:
+        mul.out.op(self, scalar_tensor.op(beta, dtype=self.dtype, device=self._device), out=result)
 
 
 def _addmv_impl(ctx: Any, tensors: list, extras: dict, backend: Any) -> None:
@@ -256,10 +268,7 @@ def _addmv_impl(ctx: Any, tensors: list, extras: dict, backend: Any) -> None:
     result = ctx.output(0)
     self_, beta = extras["self_"], extras["beta"]
     if mat.numel() == 0:
-        if beta == 0:
-            zero_.op(result)
-        else:  # at::cpu::mul_out(result, self, scalar_tensor(beta, self.dtype))
-            mul.out.op(self, scalar_tensor.op(beta, dtype=self.dtype, device=self._device), out=result)
+        _addmv_empty(result, self, beta)
         return
     if result.dtype is _dt.bool:
         raise _not_implemented("addmv_impl_cpu", _dt.bool)
