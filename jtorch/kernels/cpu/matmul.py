@@ -31,13 +31,17 @@ def _view(t: Any, size: tuple, stride: tuple) -> np.ndarray:
     buf = t._storage.data
     isz = buf.itemsize
     offset = t._offset * isz if 0 not in size else 0  # an empty view reads nothing
-    return np.ndarray(size, buf.dtype, buf, offset, tuple(s * isz for s in stride))
+    if len(stride) == 2:
+        return np.ndarray(size, buf.dtype, buf, offset, (stride[0] * isz, stride[1] * isz))
+    return np.ndarray(size, buf.dtype, buf, offset, tuple([s * isz for s in stride]))
 
 
 def _matrix_strides(size: tuple, stride: tuple) -> tuple:
     """Strides of the last two dims with those of size-1 dims replaced so that BLAS accepts the
     view whenever its one real stride allows (a size-1 dim's stride is arbitrary in PyTorch)."""
     r, c = size[-2], size[-1]
+    if r != 1 and c != 1:
+        return stride
     sr, sc = stride[-2], stride[-1]
     if c == 1:
         sc = 1 if sr != 1 else max(r, 1)
@@ -46,45 +50,35 @@ def _matrix_strides(size: tuple, stride: tuple) -> tuple:
     return stride[:-2] + (sr, sc)
 
 
-def _blasable(a: np.ndarray) -> bool:
-    """NumPy's is_blasable2d for the last two dims, row- or column-major."""
-    isz = a.itemsize
-    s0, s1 = a.strides[-2], a.strides[-1]
-    d0, d1 = a.shape[-2], a.shape[-1]
-    if s1 == isz and s0 % isz == 0 and s0 // isz >= d1:
-        return True
-    return s0 == isz and s1 % isz == 0 and s1 // isz >= d0
+def _blasable(size: tuple, stride: tuple) -> bool:
+    """NumPy's is_blasable2d for the last two dims (element strides), row- or column-major."""
+    return (stride[-1] == 1 and stride[-2] >= size[-1]) or (stride[-2] == 1 and stride[-1] >= size[-2])
 
 
-def _row_major(a: np.ndarray) -> bool:
-    isz = a.itemsize
-    return a.strides[-1] == isz and a.strides[-2] % isz == 0 and a.strides[-2] // isz >= a.shape[-1]
+def _row_major(size: tuple, stride: tuple) -> bool:
+    return stride[-1] == 1 and stride[-2] >= size[-1]
 
 
-def _operands(kind: str, out: Any, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    if kind == "mm" or kind == "bmm":
-        return (_view(a, a._size, _matrix_strides(a._size, a._stride)),
-                _view(b, b._size, _matrix_strides(b._size, b._stride)),
-                _view(out, out._size, _matrix_strides(out._size, out._stride)))
-    if kind == "mv":
-        return (_view(a, a._size, _matrix_strides(a._size, a._stride)), _view(b, b._size, b._stride),
-                _view(out, out._size, out._stride))
-    return _view(a, a._size, a._stride), _view(b, b._size, b._stride), _view(out, (), ())
+def _matrix(t: Any, copy_unless_blasable: bool) -> np.ndarray:
+    """A (batch of) matrix view(s) of t; a C-contiguous copy when BLAS could not read the view."""
+    size = t._size
+    stride = _matrix_strides(size, t._stride)
+    a = _view(t, size, stride)
+    if copy_unless_blasable and not _blasable(size, stride):
+        return np.ascontiguousarray(a)
+    return a
 
 
 def _product(kind: str, A: np.ndarray, B: np.ndarray, O: "np.ndarray | None" = None) -> np.ndarray:
     """A @ B (a dot product for dot/vdot) in the compute dtype, written into O when given (O must
-    then be row-major for mm/bmm, and C-contiguous int64 for integers)."""
+    then be row-major for mm/bmm, and C-contiguous int64 for integers). BLAS dtypes come as
+    BLAS-able views."""
     dt = A.dtype
     if kind == "dot" or kind == "vdot":
         if dt == _F16:
             A, B = A.astype(_F32), B.astype(_F32)
         return np.asarray(np.vdot(A, B) if kind == "vdot" else np.dot(A, B))
     if dt in _BLAS:
-        if not _blasable(A):
-            A = np.ascontiguousarray(A)
-        if kind != "mv" and not _blasable(B):
-            B = np.ascontiguousarray(B)
         return np.matmul(A, B, out=O)
     if dt == _F16:
         return np.matmul(A.astype(_F32), B.astype(_F32))
@@ -102,15 +96,21 @@ def _product(kind: str, A: np.ndarray, B: np.ndarray, O: "np.ndarray | None" = N
 
 def matmul(kind: str, out: Any, a: Any, b: Any, self: Any = None, beta: Any = 0, alpha: Any = 1) -> None:
     """out = alpha * (a @ b) + beta * self (see the module doc)."""
-    A, B, O = _operands(kind, out, a, b)
+    blas = out.dtype.numpy in _BLAS
+    if kind == "mm" or kind == "bmm":
+        A, B = _matrix(a, blas), _matrix(b, blas)
+        so = _matrix_strides(out._size, out._stride)
+        O = _view(out, out._size, so)
+        into_out = _row_major(out._size, so)
+    elif kind == "mv":
+        A, B, O = _matrix(a, blas), _view(b, b._size, b._stride), _view(out, out._size, out._stride)
+        into_out = True
+    else:
+        A, B, O = _view(a, a._size, a._stride), _view(b, b._size, b._stride), _view(out, (), ())
+        into_out = False
     S = None if beta == 0 or self is None else O if self is out else _view(self, self._size, self._stride)
-    if S is None and alpha == 1:  # the common case: the product straight into out where it can go
-        dt = O.dtype
-        if dt in _BLAS:
-            if kind == "mv" or ((kind == "mm" or kind == "bmm") and _row_major(O)):
-                _product(kind, A, B, O)
-                return
-        elif dt == _I64 and (kind == "mm" or kind == "bmm") and O.flags.c_contiguous:
+    if S is None and alpha == 1 and into_out:  # the common case: the product straight into out
+        if blas or (O.dtype != _F16 and (kind == "mv" or (O.dtype == _I64 and O.flags.c_contiguous))):
             _product(kind, A, B, O)
             return
     if alpha == 0:  # BLAS semantics: a and b are not read (inf * 0 does not make NaN)

@@ -17,6 +17,11 @@ import numpy as np
 from .cache import enable_package_cache
 from .threads import num_chunks
 
+# Multiply-adds per chunk at least: about 0.2 ms of work (4-5 G int64 multiply-adds/s per core
+# here), so that a parallel region pays for its start. The elementwise grain (32768 elements)
+# would split a 32x32x32 product, 10 us of work.
+MAC_GRAIN = 1 << 20
+
 
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
@@ -54,8 +59,8 @@ def int_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     total = a.shape[0] * a.shape[1]
     if total == 0 or b.shape[2] == 0:
         return
-    work = total * a.shape[2] * b.shape[2]
-    nchunks = min(num_chunks(work), total)
+    work = total * a.shape[2] * b.shape[2]  # multiply-adds
+    nchunks = min(num_chunks(work, MAC_GRAIN), total)
     if nchunks <= 1:
         rows(a, b, out, 0, total)
     else:
