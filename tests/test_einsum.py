@@ -116,7 +116,8 @@ def test_einsum_matches_numpy(problem, dtype, layout, seed) -> None:
 
 @pytest.mark.parametrize("equation, shapes", [
     ("ij->i", [(2, 3)]), ("ii", [(3, 3)]), ("ii->i", [(3, 3)]), ("ij,k->i", [(2, 3), (4,)]), ("i,i->", [(3,), (3,)]),
-    ("ij,jk->ik", [(2, 3), (3, 4)]), ("i,j->ij", [(2,), (3,)]), ("ij->ji", [(2, 3)]), ("bij,bjk->bik", [(2, 1, 3), (2, 3, 2)]),
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("i,j->ij", [(2,), (3,)]), ("ij->ji", [(2, 3)]),
+    ("bij,bjk->bik", [(2, 1, 3), (2, 3, 2)]),
     ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]), ("...i,...i", [(2, 3), (3,)]),
 ])
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64, np.bool_, np.float16, np.complex64])
@@ -144,7 +145,8 @@ def test_einsum_forms_and_paths() -> None:
     np.testing.assert_allclose(jtorch.einsum("ij,jk,kl->il", ja, jb, jc).numpy(), ref)
     np.testing.assert_allclose(jtorch.einsum("ij,jk,kl->il", [ja, jb, jc]).numpy(), ref)
     np.testing.assert_allclose(jtorch.einsum(ja, [0, 1], jb, [1, 2], jc, [2, 3], [0, 3]).numpy(), ref)
-    np.testing.assert_allclose(jtorch.einsum(ja, [0, Ellipsis], jb, [Ellipsis, 2]).numpy(), np.einsum("a...,...c", a, b))
+    np.testing.assert_allclose(jtorch.einsum(ja, [0, Ellipsis], jb, [Ellipsis, 2]).numpy(),
+                               np.einsum("a...,...c", a, b))
     for path in ([1, 2, 0, 1], [0, 1, 0, 1], [2, 1, 1, 0]):
         np.testing.assert_allclose(jtorch.ops.aten.einsum(" i j , j k,kl -> i l", [ja, jb, jc], path=path).numpy(), ref)
     v = jtorch.from_numpy(a).t()  # einsum of one operand without sums returns a view
@@ -154,8 +156,8 @@ def test_einsum_forms_and_paths() -> None:
 
 def _library_einsum_errors():
     return [
-        (lambda L: L.einsum("ij", L.ones(2, 3), L.ones(3)), "einsum(): more operands were provided than specified in the "
-                                                            "equation"),
+        (lambda L: L.einsum("ij", L.ones(2, 3), L.ones(3)),
+         "einsum(): more operands were provided than specified in the equation"),
         (lambda L: L.einsum("i,j", L.ones(2)), "einsum(): fewer operands were provided than specified in the equation"),
         (lambda L: L.einsum("i.j", L.ones(2, 3)), "einsum(): found '.' for operand 0 that is not part of any ellipsis"),
         (lambda L: L.einsum("...i...", L.ones(2, 3)),
@@ -164,11 +166,12 @@ def _library_einsum_errors():
          "einsum(): invalid subscript given at index 1 in the equation string, subscripts must be in [a-zA-Z]"),
         (lambda L: L.einsum("ij->i2", L.ones(2, 3)),
          "einsum(): invalid subscript given at index 5 in the equation string, subscripts must be in [a-zA-Z]"),
-        (lambda L: L.einsum("ijk", L.ones(2, 3)), "einsum(): the number of subscripts in the equation (3) does not match "
-                                                  "the number of dimensions (2) for operand 0 and no ellipsis was given"),
+        (lambda L: L.einsum("ijk", L.ones(2, 3)), "einsum(): the number of subscripts in the equation (3) does not "
+         "match the number of dimensions (2) for operand 0 and no ellipsis was given"),
         (lambda L: L.einsum("ijk...", L.ones(2, 3)), "einsum(): the number of subscripts in the equation (3) is more "
                                                      "than the number of dimensions (2) for operand 0"),
-        (lambda L: L.einsum("ij->ii", L.ones(2, 3)), "einsum(): output subscript i appears more than once in the output"),
+        (lambda L: L.einsum("ij->ii", L.ones(2, 3)),
+         "einsum(): output subscript i appears more than once in the output"),
         (lambda L: L.einsum("ij->k", L.ones(2, 3)),
          "einsum(): output subscript k does not appear in the equation for any input operand"),
         (lambda L: L.einsum("...ij->...i...", L.ones(2, 3)),
@@ -191,7 +194,8 @@ def _library_einsum_errors():
         (lambda L: L.ops.aten.einsum("i,i,i", [L.ones(2)] * 3, path=[0, 3, 0, 1]),
          "einsum(): invalid contraction (0, 3) operand index is out of bounds"),
         (lambda L: L.ops.aten.einsum("i", [], path=None), "einsum(): must provide at least one operand"),
-        (lambda L: L.tensordot(L.ones(2, 3), L.ones(3, 4, dtype=L.float64), dims=1), "both inputs should have same dtype"),
+        (lambda L: L.tensordot(L.ones(2, 3), L.ones(3, 4, dtype=L.float64), dims=1),
+         "both inputs should have same dtype"),
         (lambda L: L.tensordot(L.ones(2, 3), L.ones(3, 4), dims=([1], [0, 1])),
          "both dimension lists should have same length"),
         (lambda L: L.tensordot(L.ones(2, 3), L.ones(4, 4), dims=([1], [0])),
@@ -235,7 +239,8 @@ def test_python_level_errors() -> None:
         jtorch.einsum("i")
     with pytest.raises(ValueError, match=r"^einsum\(\): subscript in subscript list is not within the valid range"):
         jtorch.einsum(jtorch.ones(2), [52])
-    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)$"):
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], "
+                                         r"but got 5\)$"):
         jtorch.tensordot(jtorch.ones(2, 3), jtorch.ones(3, 4), dims=([5], [0]))
 
 
@@ -268,8 +273,9 @@ def tensordot_problems(draw) -> tuple[tuple, tuple, object, tuple]:
 
 
 @settings(max_examples=100, deadline=None, derandomize=True)
-@given(problem=tensordot_problems(), dtype=st.sampled_from(NUMERIC), layouts=st.tuples(
-    *[st.sampled_from(["contiguous", "transposed", "strided"])] * 2), out=st.booleans(), seed=st.integers(0, 2 ** 32 - 1))
+@given(problem=tensordot_problems(), dtype=st.sampled_from(NUMERIC),
+       layouts=st.tuples(*[st.sampled_from(["contiguous", "transposed", "strided"])] * 2), out=st.booleans(),
+       seed=st.integers(0, 2 ** 32 - 1))
 def test_tensordot_matches_numpy(problem, dtype, layouts, out, seed) -> None:
     sa, sb, dims, np_axes = problem
     rng = np.random.default_rng(seed)

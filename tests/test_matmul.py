@@ -78,7 +78,8 @@ def test_matmul_matches_numpy(shapes, dtype, layouts, form, seed) -> None:
         assert len(resized) == int(expect_warning), (s1, s2, out_shape, [str(w.message) for w in caught])
     else:
         assert not resized
-    m = jtorch.matmul(jtorch.empty(s1, dtype=jt(dtype), device="meta"), jtorch.empty(s2, dtype=jt(dtype), device="meta"))
+    m = jtorch.matmul(jtorch.empty(s1, dtype=jt(dtype), device="meta"),
+                      jtorch.empty(s2, dtype=jt(dtype), device="meta"))
     assert m.is_meta and tuple(m.shape) == expected_shape and m.dtype == jt(dtype)
 
 
@@ -319,7 +320,8 @@ def test_inplace_and_out_checks() -> None:
                                            r"size \[2, 2, 2\] should match$"):
         jtorch.ones(1, 2, 2).baddbmm_(jtorch.ones(2, 2, 3), jtorch.ones(2, 3, 2))
     for name, args in [("addmm", (jtorch.ones(2, 2), jtorch.ones(2, 3), jtorch.ones(3, 2))),
-                       ("mm", (jtorch.ones(2, 3), jtorch.ones(3, 2))), ("bmm", (jtorch.ones(1, 2, 3), jtorch.ones(1, 3, 2))),
+                       ("mm", (jtorch.ones(2, 3), jtorch.ones(3, 2))),
+                       ("bmm", (jtorch.ones(1, 2, 3), jtorch.ones(1, 3, 2))),
                        ("baddbmm", (jtorch.ones(1, 2, 2), jtorch.ones(1, 2, 3), jtorch.ones(1, 3, 2))),
                        ("addmv", (jtorch.ones(2), jtorch.ones(2, 3), jtorch.ones(3)))]:
         with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got double instead$"):
@@ -433,8 +435,8 @@ ERRORS = [
     (lambda L: L.addmm(L.ones(2, 4), L.ones(2, 3), L.ones(1, 3, 4)), RuntimeError,
      "mat2 must be a matrix, got 3-D tensor"),
     (lambda L: L.addmm(L.ones(3, 4), L.ones(2, 3), L.ones(3, 4)), RuntimeError,
-     "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.  Target sizes: "
-     "[2, 4].  Tensor sizes: [3, 4]"),
+     "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.  "
+     "Target sizes: [2, 4].  Tensor sizes: [3, 4]"),
     (lambda L: L.addmm(L.ones(1, 2, 4), L.ones(2, 3), L.ones(3, 4)), RuntimeError,
      "expand(torch.FloatTensor{[1, 2, 4]}, size=[2, 4]): the number of sizes provided (2) must be greater or equal to "
      "the number of dimensions in the tensor (3)"),

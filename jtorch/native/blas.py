@@ -253,6 +253,7 @@ def _addmv_meta(ctx: Any, tensors: list, extras: dict) -> None:
         # PyTorch's impl runs for an empty result too (the structured wrapper here skips it), and
         # its mul_out(result, self, beta) resizes the result to self's shape
         _addmv_empty(result, self, extras["beta"])
+        extras["done"] = True
 
 
 def _addmv_empty(result: Tensor, self: Tensor, beta: Any) -> None:
@@ -268,7 +269,8 @@ def _addmv_impl(ctx: Any, tensors: list, extras: dict, backend: Any) -> None:
     result = ctx.output(0)
     self_, beta = extras["self_"], extras["beta"]
     if mat.numel() == 0:
-        _addmv_empty(result, self, beta)
+        if not extras.get("done"):
+            _addmv_empty(result, self, beta)
         return
     if result.dtype is _dt.bool:
         raise _not_implemented("addmv_impl_cpu", _dt.bool)

@@ -254,9 +254,9 @@ def einsum_kernel(equation: str, tensors: Sequence[Tensor], *, path: "Sequence[i
                     if size != 1:
                         if ell_sizes[j] != 1 and ell_sizes[j] != size:
                             raise RuntimeError(
-                                f"einsum(): dimension {dim} covered by ellipsis in operand {i}has size {size} which does "
-                                f"not broadcast with previously seen ellipsis with size {ell_sizes[j]} for the "
-                                "respective dimension")
+                                f"einsum(): dimension {dim} covered by ellipsis in operand {i}has size {size} "
+                                "which does not broadcast with previously seen ellipsis with size "
+                                f"{ell_sizes[j]} for the respective dimension")
                         ell_sizes[j] = size
                         dim_counts[ell_index + j] += 1
                     permutation[ell_index + j] = dim
