@@ -30,3 +30,4 @@ from . import bindings as _bindings  # noqa: E402
 
 _bindings.install(globals(), Tensor)
 del _bindings
+from .functional import einsum, tensordot  # noqa: F401,E402  (torch.functional's wrappers over the bindings)

@@ -27,7 +27,7 @@ from typing import Any, Callable
 #   scan(plan, decl, extras)                     a declared Scan / IndexedScan / RowNormaliser
 #                                                (kernels/scalar_scan.py) along plan.dim of plan.input
 #   fill(t, value)  copy(dst, src)  random(kind, t, generator, params)  index(kind, ...)
-#   matmul(kind, out, a, b, ...)
+#   matmul(kind, out, a, b, self, beta, alpha)  out = alpha * a@b + beta * self; kind mm, bmm, mv, dot, vdot
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "scan", "fill", "copy", "random", "index",
               "matmul", "read_scalar")
 

@@ -6,3 +6,4 @@ from . import factories, views, copy, conversion, tensor_new, range_factories  #
 from . import random, random_factories, indexing, python_methods, python_indexing  # noqa: F401
 from . import binary, unary  # noqa: F401
 from . import scans  # noqa: F401
+from . import blas, matmul, einsum  # noqa: F401

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from ...backends import register_backend
 from ...scalar import as_scalar
 from ...storage import CPUStorage
+from .matmul import matmul  # NumPy only: Numba loads with the first integer product
 
 
 def _storage(numel: int, dtype: Any, device: Any) -> CPUStorage:
@@ -71,4 +72,4 @@ def register() -> None:
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
                      elementwise_contiguous=elementwise_contiguous, scan=scan,
                      fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
-                     read_scalar=host.read_scalar)
+                     read_scalar=host.read_scalar, matmul=matmul)

@@ -1,0 +1,81 @@
+"""Python-level functions that torch writes in torch/functional.py over an aten operator: they
+parse argument forms a schema cannot express, then call the operator's generated binding (torch's
+`_VF.<name>`), so the binding's argument errors are torch's.
+
+- `einsum(equation, *operands)`, `einsum(equation, [operands])` and the sublist form
+  `einsum(op1, sublist1, op2, sublist2, ..., [out_sublist])` -> aten::einsum.
+- `tensordot(a, b, dims=2, out=None)`: dims an int, a pair of dim lists, or a tensor -> aten::tensordot.
+
+jtorch/__init__.py imports this module after the bindings are generated and then replaces the
+plain bindings `jtorch.einsum` / `jtorch.tensordot` with these functions.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from .tensor import Tensor
+
+# The generated bindings (torch's _VF.einsum / _VF.tensordot), taken before they are replaced.
+_package = sys.modules[__name__.rpartition(".")[0]]
+_VF_einsum = _package.einsum
+_VF_tensordot = _package.tensordot
+
+
+def _parse_subscript(n: Any) -> str:
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum(*args: Any) -> Tensor:
+    """einsum(equation, *operands) -> Tensor: Einstein summation (torch.einsum)."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):  # sublist format: op1, sublist1, op2, sublist2, ..., [out_sublist]
+        equation = ",".join("".join(_parse_subscript(s) for s in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_parse_subscript(s) for s in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
+    else:
+        equation, operands = args[0], args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):  # the old list-of-operands form
+        return einsum(equation, *operands[0])
+    return _VF_einsum(equation, operands)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: "Tensor | None" = None) -> Tensor:
+    """tensordot(a, b, dims=2, out=None) -> Tensor: contract a and b over dims (torch.tensordot)."""
+    if not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
+    dims_a: Any = []
+    dims_b: Any = []
+    if isinstance(dims, (tuple, list)):
+        dims_a, dims_b = dims
+    if isinstance(dims, Tensor):
+        if dims.numel() > 1:
+            if dims.size()[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims.size()[0]}")
+            dims_a, dims_b = dims[0].tolist(), dims[1].tolist()
+        else:
+            n = int(dims.item())
+            if n < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims_a, dims_b = list(range(-n, 0)), list(range(n))
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    if out is None:
+        return _VF_tensordot(a, b, dims_a, dims_b)
+    return _VF_tensordot(a, b, dims_a, dims_b, out=out)

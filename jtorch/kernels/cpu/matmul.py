@@ -1,0 +1,136 @@
+"""The CPU `matmul` stub: out = alpha * (a @ b) + beta * self, on CPU buffers.
+
+    matmul(kind, out, a, b, self=None, beta=0, alpha=1)
+
+kind: "mm" (a (M, K), b (K, N), out (M, N)), "bmm" (a (B, M, K), b (B, K, N)), "mv" (a (M, K),
+b (K,)), "dot" and "vdot" (a, b (K,), out 0-dim; vdot conjugates a). `self` has out's shape (an
+expanded view is fine) or is `out` itself (in-place); it is ignored when beta == 0, so NaN in it
+does not propagate, as in BLAS. alpha and beta come converted to the compute type (the structured
+layer does PyTorch's Scalar::to<opmath_t> checks).
+
+Engines (measured, more-facts.md B): float32/64 and complex go to NumPy's BLAS (np.matmul with
+out=) on BLAS-able views, copying an operand only when BLAS cannot read it in place; float16 is
+computed in float32 and rounded once (PyTorch's opmath); integers use the Numba ikj kernel of
+matmul_int (NumPy's integer matmul is a naive loop), except matrix-vector and dot products,
+which NumPy's loop does in one pass.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_BLAS = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128))
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+_I64 = np.dtype(np.int64)
+
+
+def _view(t: Any, size: tuple, stride: tuple) -> np.ndarray:
+    """An ndarray over tensor t's buffer with the given size and strides (in elements)."""
+    buf = t._storage.data
+    isz = buf.itemsize
+    offset = t._offset * isz if 0 not in size else 0  # an empty view reads nothing
+    if len(stride) == 2:
+        return np.ndarray(size, buf.dtype, buf, offset, (stride[0] * isz, stride[1] * isz))
+    return np.ndarray(size, buf.dtype, buf, offset, tuple([s * isz for s in stride]))
+
+
+def _matrix_strides(size: tuple, stride: tuple) -> tuple:
+    """Strides of the last two dims with those of size-1 dims replaced so that BLAS accepts the
+    view whenever its one real stride allows (a size-1 dim's stride is arbitrary in PyTorch)."""
+    r, c = size[-2], size[-1]
+    if r != 1 and c != 1:
+        return stride
+    sr, sc = stride[-2], stride[-1]
+    if c == 1:
+        sc = 1 if sr != 1 else max(r, 1)
+    if r == 1:
+        sr = max(c, 1) if sc == 1 else 1
+    return stride[:-2] + (sr, sc)
+
+
+def _blasable(size: tuple, stride: tuple) -> bool:
+    """NumPy's is_blasable2d for the last two dims (element strides), row- or column-major."""
+    return (stride[-1] == 1 and stride[-2] >= size[-1]) or (stride[-2] == 1 and stride[-1] >= size[-2])
+
+
+def _row_major(size: tuple, stride: tuple) -> bool:
+    return stride[-1] == 1 and stride[-2] >= size[-1]
+
+
+def _matrix(t: Any, copy_unless_blasable: bool) -> np.ndarray:
+    """A (batch of) matrix view(s) of t; a C-contiguous copy when BLAS could not read the view."""
+    size = t._size
+    stride = _matrix_strides(size, t._stride)
+    a = _view(t, size, stride)
+    if copy_unless_blasable and not _blasable(size, stride):
+        return np.ascontiguousarray(a)
+    return a
+
+
+def _product(kind: str, A: np.ndarray, B: np.ndarray, O: "np.ndarray | None" = None) -> np.ndarray:
+    """A @ B (a dot product for dot/vdot) in the compute dtype, written into O when given (O must
+    then be row-major for mm/bmm, and C-contiguous int64 for integers). BLAS dtypes come as
+    BLAS-able views."""
+    dt = A.dtype
+    if kind == "dot" or kind == "vdot":
+        if dt == _F16:
+            A, B = A.astype(_F32), B.astype(_F32)
+        return np.asarray(np.vdot(A, B) if kind == "vdot" else np.dot(A, B))
+    if dt in _BLAS:
+        return np.matmul(A, B, out=O)
+    if dt == _F16:
+        return np.matmul(A.astype(_F32), B.astype(_F32))
+    if kind == "mv":  # NumPy's integer loop does a matrix-vector product in one pass
+        return np.matmul(A, B, out=O)
+    from .matmul_int import int_matmul
+
+    batched = kind == "bmm"
+    A3 = np.ascontiguousarray(A if batched else A[None], dtype=_I64)
+    B3 = np.ascontiguousarray(B if batched else B[None], dtype=_I64)
+    P = O if O is not None else np.empty(A.shape[:-1] + B.shape[-1:], _I64)
+    int_matmul(A3, B3, P if batched else P.reshape((1,) + P.shape))
+    return P
+
+
+def matmul(kind: str, out: Any, a: Any, b: Any, self: Any = None, beta: Any = 0, alpha: Any = 1) -> None:
+    """out = alpha * (a @ b) + beta * self (see the module doc)."""
+    blas = out.dtype.numpy in _BLAS
+    if kind == "mm" or kind == "bmm":
+        A, B = _matrix(a, blas), _matrix(b, blas)
+        so = _matrix_strides(out._size, out._stride)
+        O = _view(out, out._size, so)
+        into_out = _row_major(out._size, so)
+    elif kind == "mv":
+        A, B, O = _matrix(a, blas), _view(b, b._size, b._stride), _view(out, out._size, out._stride)
+        into_out = True
+    else:
+        A, B, O = _view(a, a._size, a._stride), _view(b, b._size, b._stride), _view(out, (), ())
+        into_out = False
+    S = None if beta == 0 or self is None else O if self is out else _view(self, self._size, self._stride)
+    if S is None and alpha == 1 and into_out:  # the common case: the product straight into out
+        if blas or (O.dtype != _F16 and (kind == "mv" or (O.dtype == _I64 and O.flags.c_contiguous))):
+            _product(kind, A, B, O)
+            return
+    if alpha == 0:  # BLAS semantics: a and b are not read (inf * 0 does not make NaN)
+        P = None
+    else:
+        P = _product(kind, A, B)
+        if alpha != 1:
+            P = P * alpha
+    _combine(O, P, S, beta)
+
+
+def _combine(O: np.ndarray, P: "np.ndarray | None", S: "np.ndarray | None", beta: Any) -> None:
+    """O = P + beta * S, in the compute dtype of P, then cast (wrapping, rounding) into O."""
+    with np.errstate(all="ignore"):
+        if S is None:
+            if P is None:
+                O.fill(0)
+            else:
+                np.copyto(O, P, casting="unsafe")
+            return
+        if S.dtype == _F16:
+            S = S.astype(_F32)
+        np.copyto(O, S * beta if P is None else S * beta + P, casting="unsafe")
