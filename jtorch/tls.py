@@ -25,9 +25,19 @@ class _LocalDispatchKeySet(threading.local):
     included: int = int(default_included_set)
     excluded: int = int(default_excluded_set)
     exclude_mask: int = FULL_BACKEND_MASK | ~int(default_excluded_set)
+    grad_enabled: bool = True  # c10's GradMode (AutogradState), per thread as in PyTorch
 
 
 local = _LocalDispatchKeySet()
+
+
+def is_grad_enabled() -> bool:
+    """GradMode::is_enabled (the autograd front end adds no_grad and friends on top of it)."""
+    return local.grad_enabled
+
+
+def set_grad_enabled(mode: bool) -> None:
+    local.grad_enabled = bool(mode)
 
 
 def set_included(raw: int) -> None:

@@ -26,11 +26,7 @@ matmul = declare("matmul(Tensor self, Tensor other) -> Tensor", variants="functi
 matmul_out = declare("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
 
 
-def _grad_enabled() -> bool:
-    import jtorch
-
-    fn = getattr(jtorch, "is_grad_enabled", None)
-    return True if fn is None else bool(fn())
+from ..tls import is_grad_enabled as _grad_enabled  # noqa: E402
 
 
 def _squeeze0_(t: Tensor) -> Tensor:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import builtins
 import copy as _copy
-import sys
 import warnings
 from typing import Any
 
@@ -213,11 +212,7 @@ def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, *, 
     return dispatch_to(self, dev, d, builtins.bool(non_blocking), False, memory_format)
 
 
-def _grad_enabled() -> bool:
-    """GradMode::is_enabled: on until autograd provides `jtorch.is_grad_enabled` (looked up at run
-    time, not imported: the front end sits above this layer)."""
-    fn = getattr(sys.modules.get("jtorch"), "is_grad_enabled", None)
-    return True if fn is None else builtins.bool(fn())
+from ..tls import is_grad_enabled as _grad_enabled  # noqa: E402
 
 
 def numpy_method(self: Tensor, *, force: bool = False) -> np.ndarray:
