@@ -309,6 +309,9 @@ class _Collector:
         return node.name
 
     def add_global(self, name: str, namespace: dict, user: Callable) -> None:
+        if name.startswith(RESERVED):
+            raise TypeError(f"{user.__qualname__} uses {name!r}: names starting with {RESERVED!r} "
+                            "are reserved for kernel back ends")
         if name not in namespace:
             if hasattr(builtins, name):
                 return

@@ -36,6 +36,7 @@ built-in target (typing could differ); float16 arithmetic (jtorch computes float
 """
 import cmath
 import math
+import numbers
 
 import numpy as np
 from numba.core import types
@@ -51,6 +52,19 @@ _LOGE2 = 0.693147180559945309417232121458176568
 # What the neutral selectors leave to a target: helper name -> the argument kinds it must handle.
 TARGET_SPECIFIC = {"floor": "float", "ceil": "float", "trunc": "float", "rint": "float",
                    "fmod": "float", "exp2": "float"}
+
+
+# Stubs' bodies run when called from Python (and under the CUDA simulator, with NumPy scalars).
+def _py_complex(x) -> bool:
+    return isinstance(x, numbers.Complex) and not isinstance(x, numbers.Real)
+
+
+def _py_integral(x) -> bool:
+    return isinstance(x, (numbers.Integral, np.bool_))
+
+
+def _py_float(x) -> bool:
+    return isinstance(x, numbers.Real) and not _py_integral(x)
 
 
 def _const(ty, value):
@@ -117,7 +131,7 @@ def _recip(x):
 
 def sqrt(x):
     """Square root (complex: principal branch)."""
-    return cmath.sqrt(x) if isinstance(x, complex) else math.sqrt(x)
+    return cmath.sqrt(x) if _py_complex(x) else math.sqrt(x)
 
 
 @implements(sqrt)
@@ -127,7 +141,7 @@ def _sqrt(x):
 
 def exp(x):
     """e**x (the CPU computes float32 with a vectorizable polynomial)."""
-    return cmath.exp(x) if isinstance(x, complex) else math.exp(x)
+    return cmath.exp(x) if _py_complex(x) else math.exp(x)
 
 
 @implements(exp)
@@ -137,7 +151,7 @@ def _exp(x):
 
 def log(x):
     """Natural log (the CPU computes float32 with a vectorizable polynomial)."""
-    return cmath.log(x) if isinstance(x, complex) else math.log(x)
+    return cmath.log(x) if _py_complex(x) else math.log(x)
 
 
 @implements(log)
@@ -147,7 +161,7 @@ def _log(x):
 
 def tanh(x):
     """Hyperbolic tangent (the CPU computes float32 with a vectorizable polynomial)."""
-    return cmath.tanh(x) if isinstance(x, complex) else math.tanh(x)
+    return cmath.tanh(x) if _py_complex(x) else math.tanh(x)
 
 
 @implements(tanh)
@@ -157,7 +171,7 @@ def _tanh(x):
 
 def sigmoid(x):
     """1 / (1 + exp(-x)) without overflow (the CPU computes float32 with a vectorizable exp)."""
-    if isinstance(x, complex):
+    if _py_complex(x):
         return 1.0 / (1.0 + cmath.exp(-x))
     e = math.exp(-abs(x))
     return 1.0 / (1.0 + e) if x >= 0 else e / (1.0 + e)
@@ -178,7 +192,7 @@ def _sigmoid(x):
 
 def exp2(x):
     """2**x."""
-    return cmath.exp(x * _LOGE2) if isinstance(x, complex) else 2.0 ** x
+    return cmath.exp(x * _LOGE2) if _py_complex(x) else 2.0 ** x
 
 
 @implements(exp2)
@@ -191,7 +205,7 @@ def _exp2(x):
 
 def expm1(x):
     """exp(x) - 1, accurate near 0 for real and complex x."""
-    return cmath.exp(x) - 1 if isinstance(x, complex) else math.expm1(x)
+    return cmath.exp(x) - 1 if _py_complex(x) else math.expm1(x)
 
 
 @implements(expm1)
@@ -212,7 +226,7 @@ def _expm1(x):
 
 def log1p(x):
     """log(1 + x), accurate near 0 for real and complex x."""
-    return cmath.log(1 + x) if isinstance(x, complex) else math.log1p(x)
+    return cmath.log(1 + x) if _py_complex(x) else math.log1p(x)
 
 
 @implements(log1p)
@@ -237,12 +251,12 @@ def _log1p(x):
 
 def log2(x):
     """Base-2 log (complex: log(z) * log2(e), as NumPy)."""
-    return cmath.log(x) * _LOG2E if isinstance(x, complex) else math.log2(x)
+    return cmath.log(x) * _LOG2E if _py_complex(x) else math.log2(x)
 
 
 def log10(x):
     """Base-10 log (complex: log(z) * log10(e), as NumPy)."""
-    return cmath.log(x) * _LOG10E if isinstance(x, complex) else math.log10(x)
+    return cmath.log(x) * _LOG10E if _py_complex(x) else math.log10(x)
 
 
 def _scaled_log(x, factor):
@@ -266,42 +280,42 @@ def _log10(x):
 
 def sin(x):
     """Sine."""
-    return cmath.sin(x) if isinstance(x, complex) else math.sin(x)
+    return cmath.sin(x) if _py_complex(x) else math.sin(x)
 
 
 def cos(x):
     """Cosine."""
-    return cmath.cos(x) if isinstance(x, complex) else math.cos(x)
+    return cmath.cos(x) if _py_complex(x) else math.cos(x)
 
 
 def tan(x):
     """Tangent."""
-    return cmath.tan(x) if isinstance(x, complex) else math.tan(x)
+    return cmath.tan(x) if _py_complex(x) else math.tan(x)
 
 
 def asin(x):
     """Arc sine."""
-    return cmath.asin(x) if isinstance(x, complex) else math.asin(x)
+    return cmath.asin(x) if _py_complex(x) else math.asin(x)
 
 
 def acos(x):
     """Arc cosine."""
-    return cmath.acos(x) if isinstance(x, complex) else math.acos(x)
+    return cmath.acos(x) if _py_complex(x) else math.acos(x)
 
 
 def atan(x):
     """Arc tangent."""
-    return cmath.atan(x) if isinstance(x, complex) else math.atan(x)
+    return cmath.atan(x) if _py_complex(x) else math.atan(x)
 
 
 def sinh(x):
     """Hyperbolic sine."""
-    return cmath.sinh(x) if isinstance(x, complex) else math.sinh(x)
+    return cmath.sinh(x) if _py_complex(x) else math.sinh(x)
 
 
 def cosh(x):
     """Hyperbolic cosine."""
-    return cmath.cosh(x) if isinstance(x, complex) else math.cosh(x)
+    return cmath.cosh(x) if _py_complex(x) else math.cosh(x)
 
 
 @implements(sin)
@@ -348,22 +362,22 @@ def _cosh(x):
 
 def floor(x):
     """Largest integral value <= x, in x's type (an integer is returned as it is)."""
-    return x if isinstance(x, int) else float(math.floor(x)) if math.isfinite(x) else x
+    return x if _py_integral(x) else float(math.floor(x)) if math.isfinite(x) else x
 
 
 def ceil(x):
     """Smallest integral value >= x, in x's type (an integer is returned as it is)."""
-    return x if isinstance(x, int) else float(math.ceil(x)) if math.isfinite(x) else x
+    return x if _py_integral(x) else float(math.ceil(x)) if math.isfinite(x) else x
 
 
 def trunc(x):
     """x rounded toward zero, in x's type (an integer is returned as it is)."""
-    return x if isinstance(x, int) else float(math.trunc(x)) if math.isfinite(x) else x
+    return x if _py_integral(x) else float(math.trunc(x)) if math.isfinite(x) else x
 
 
 def rint(x):
     """x rounded to the nearest integral value, half to even (std::nearbyint), in x's type."""
-    return x if isinstance(x, int) else float(round(x)) if math.isfinite(x) else x
+    return x if _py_integral(x) else float(round(x)) if math.isfinite(x) else x
 
 
 def _integers_unchanged(x):
@@ -388,9 +402,9 @@ def _fmod(a, b):
 
 def isinf(x):
     """isinf for any type: integers never are; complex if either part is."""
-    if isinstance(x, complex):
+    if _py_complex(x):
         return math.isinf(x.real) or math.isinf(x.imag)
-    return isinstance(x, float) and math.isinf(x)
+    return _py_float(x) and math.isinf(x)
 
 
 @implements(isinf)
@@ -404,9 +418,9 @@ def _isinf(x):
 
 def isfinite(x):
     """isfinite for any type: integers always are; complex if both parts are."""
-    if isinstance(x, complex):
+    if _py_complex(x):
         return math.isfinite(x.real) and math.isfinite(x.imag)
-    return not isinstance(x, float) or math.isfinite(x)
+    return not _py_float(x) or math.isfinite(x)
 
 
 @implements(isfinite)
