@@ -28,8 +28,10 @@ Rules for scalar functions (checked by :func:`collect`, with a clear TypeError w
 
 Type-dispatching helpers. A helper is a plain stub (its body is the Python reference, used when
 called from Python) plus a *selector* registered with :func:`implements`: ``select(*numba_types)``
-returns an implementation for those argument types, or None. A selector's implementations use
-only the same vocabulary as scalar functions, so every target can compile them. A back end
+returns an implementation for those argument types, ``same_as(f)`` when the helper is exactly
+``f(*args)`` for a function the targets already know (``math.sin``; a back end may lower it in
+place, compiling nothing), or None. A selector's implementations use only the same vocabulary
+as scalar functions, so every target can compile them. A back end
 subscribes with :func:`on_target` and registers every helper (past and future) for its target,
 adding its own implementations first where it has a better one, or where the neutral selector
 returns None (the target-specific entries listed in ``jmath.TARGET_SPECIFIC``).
@@ -45,8 +47,9 @@ end in ``jtorch/kernels/cuda/`` would do the same with ``numba.cuda``):
    functions and markers, so they bind whatever the marker made of the function.
 3. Loops or kernels calling the entry points by their aliases (``_jt_fn`` by default).
 4. An :func:`on_target` hook registering every helper's selector for its target (e.g.
-   ``numba.extending.overload(stub, target="cuda")(select)``), with implementations of its own
-   for ``jmath.TARGET_SPECIFIC`` (CPU: ``cpu/mathimpl.py``).
+   ``numba.extending.overload(stub, target="cuda")``, turning a :class:`SameAs` answer into
+   ``lambda *a: f(*a)`` or lowering ``f`` in place), with implementations of its own for
+   ``jmath.TARGET_SPECIFIC`` (CPU: ``cpu/mathimpl.py``).
 5. Its own file digests mixed into the generated module's name, beside :attr:`ScalarModule.digest`,
    and a place for generated files (Numba caches only functions defined in real files).
 """
@@ -69,7 +72,7 @@ RESERVED = "_jt_"
 ENTRY = "_jt_fn"
 _JIT_IMPORT = "__jtorch_jit_import__"
 
-Select = Callable[..., Optional[Callable]]
+Select = Callable[..., Any]  # (*numba types) -> implementation | SameAs | None
 
 
 def jit_import(fn: Callable) -> Callable:
@@ -86,6 +89,17 @@ def jit_import(fn: Callable) -> Callable:
 
 _helpers: dict[Callable, Optional[Select]] = {}
 _hooks: list[Callable[[Callable, Optional[Select]], None]] = []
+
+
+@dataclass(frozen=True)
+class SameAs:
+    """A selector's answer: the helper is exactly ``fn(*args)`` for these argument types."""
+    fn: Callable
+
+
+def same_as(fn: Callable) -> SameAs:
+    """Answer of a selector whose helper, for the given types, is `fn` (``math.sin``, ...)."""
+    return SameAs(fn)
 
 
 def implements(stub: Callable) -> Callable[[Select], Select]:

@@ -42,7 +42,7 @@ import numpy as np
 from numba.core import types
 from numba.extending import register_jitable
 
-from .frontend import implements
+from .frontend import implements, same_as
 
 # Bits of constants exactly as Numba's lowering of NumPy's complex log2/log10/exp2 has them.
 _LOG2E = 1.442695040888963407359924681001892137
@@ -136,7 +136,7 @@ def sqrt(x):
 
 @implements(sqrt)
 def _sqrt(x):
-    return (lambda x: cmath.sqrt(x)) if _is_complex(x) else (lambda x: math.sqrt(x))
+    return same_as(cmath.sqrt) if _is_complex(x) else same_as(math.sqrt)
 
 
 def exp(x):
@@ -146,7 +146,7 @@ def exp(x):
 
 @implements(exp)
 def _exp(x):
-    return (lambda x: cmath.exp(x)) if _is_complex(x) else (lambda x: math.exp(x))
+    return same_as(cmath.exp) if _is_complex(x) else same_as(math.exp)
 
 
 def log(x):
@@ -156,7 +156,7 @@ def log(x):
 
 @implements(log)
 def _log(x):
-    return (lambda x: cmath.log(x)) if _is_complex(x) else (lambda x: math.log(x))
+    return same_as(cmath.log) if _is_complex(x) else same_as(math.log)
 
 
 def tanh(x):
@@ -166,7 +166,7 @@ def tanh(x):
 
 @implements(tanh)
 def _tanh(x):
-    return (lambda x: cmath.tanh(x)) if _is_complex(x) else (lambda x: math.tanh(x))
+    return same_as(cmath.tanh) if _is_complex(x) else same_as(math.tanh)
 
 
 def sigmoid(x):
@@ -221,7 +221,7 @@ def _expm1(x):
             im = math.exp(a) * math.sin(b)
             return ty(complex(re, im))
         return impl
-    return lambda x: math.expm1(x)
+    return same_as(math.expm1)
 
 
 def log1p(x):
@@ -246,7 +246,7 @@ def _log1p(x):
                 return ty(complex(0.5 * math.log1p(r), theta))
             return ty(complex(math.log(math.hypot(a + 1.0, b)), theta))
         return impl
-    return lambda x: math.log1p(x)
+    return same_as(math.log1p)
 
 
 def log2(x):
@@ -270,12 +270,12 @@ def _scaled_log(x, factor):
 
 @implements(log2)
 def _log2(x):
-    return _scaled_log(x, _LOG2E) if _is_complex(x) else (lambda x: math.log2(x))
+    return _scaled_log(x, _LOG2E) if _is_complex(x) else same_as(math.log2)
 
 
 @implements(log10)
 def _log10(x):
-    return _scaled_log(x, _LOG10E) if _is_complex(x) else (lambda x: math.log10(x))
+    return _scaled_log(x, _LOG10E) if _is_complex(x) else same_as(math.log10)
 
 
 def sin(x):
@@ -320,42 +320,42 @@ def cosh(x):
 
 @implements(sin)
 def _sin(x):
-    return (lambda x: cmath.sin(x)) if _is_complex(x) else (lambda x: math.sin(x))
+    return same_as(cmath.sin) if _is_complex(x) else same_as(math.sin)
 
 
 @implements(cos)
 def _cos(x):
-    return (lambda x: cmath.cos(x)) if _is_complex(x) else (lambda x: math.cos(x))
+    return same_as(cmath.cos) if _is_complex(x) else same_as(math.cos)
 
 
 @implements(tan)
 def _tan(x):
-    return (lambda x: cmath.tan(x)) if _is_complex(x) else (lambda x: math.tan(x))
+    return same_as(cmath.tan) if _is_complex(x) else same_as(math.tan)
 
 
 @implements(asin)
 def _asin(x):
-    return (lambda x: cmath.asin(x)) if _is_complex(x) else (lambda x: math.asin(x))
+    return same_as(cmath.asin) if _is_complex(x) else same_as(math.asin)
 
 
 @implements(acos)
 def _acos(x):
-    return (lambda x: cmath.acos(x)) if _is_complex(x) else (lambda x: math.acos(x))
+    return same_as(cmath.acos) if _is_complex(x) else same_as(math.acos)
 
 
 @implements(atan)
 def _atan(x):
-    return (lambda x: cmath.atan(x)) if _is_complex(x) else (lambda x: math.atan(x))
+    return same_as(cmath.atan) if _is_complex(x) else same_as(math.atan)
 
 
 @implements(sinh)
 def _sinh(x):
-    return (lambda x: cmath.sinh(x)) if _is_complex(x) else (lambda x: math.sinh(x))
+    return same_as(cmath.sinh) if _is_complex(x) else same_as(math.sinh)
 
 
 @implements(cosh)
 def _cosh(x):
-    return (lambda x: cmath.cosh(x)) if _is_complex(x) else (lambda x: math.cosh(x))
+    return same_as(cmath.cosh) if _is_complex(x) else same_as(math.cosh)
 
 
 # ---- rounding and remainders (integers are their own floor; floats are target-specific) ---------
@@ -412,7 +412,7 @@ def _isinf(x):
     if _is_complex(x):
         return lambda x: math.isinf(x.real) or math.isinf(x.imag)
     if isinstance(x, types.Float):
-        return lambda x: math.isinf(x)
+        return same_as(math.isinf)
     return lambda x: False
 
 
@@ -428,5 +428,5 @@ def _isfinite(x):
     if _is_complex(x):
         return lambda x: math.isfinite(x.real) and math.isfinite(x.imag)
     if isinstance(x, types.Float):
-        return lambda x: math.isfinite(x)
+        return same_as(math.isfinite)
     return lambda x: True

@@ -9,7 +9,8 @@ back-end contract is in frontend's docstring):
   all-integer/bool arguments (integer division or modulo by zero raises ZeroDivisionError) and
   NumPy's for float/complex arguments (x / 0.0 -> inf/nan, no checks in vector loops);
 * the same two error models for every type-dispatching helper (``frontend.implements``), with
-  the CPU's own implementations (mathimpl.py) tried before the neutral ones;
+  the CPU's own implementations (mathimpl.py) tried before the neutral ones; an answer
+  ``same_as(f)`` is lowered in place as ``f`` (no function of its own to compile);
 * the loops (:func:`loops_source`) and the module name with its hash (:func:`module_source`).
 
 ``prelude``, ``jit_import`` and ``jit_scalar`` stay importable from here for the other CPU
@@ -21,6 +22,8 @@ import hashlib
 from typing import Callable, Mapping, Optional
 
 from numba import types as nbtypes
+from numba.core.imputils import lower_builtin
+from numba.core.typing.templates import AbstractTemplate, infer, infer_global
 from numba.extending import overload
 
 from .. import frontend
@@ -57,9 +60,14 @@ def jit_scalar(fn: Callable) -> Callable:
     return fn
 
 
+# (helper stub, argument types) -> the function a same_as answer stands for, for the lowering
+_same_as: dict[tuple, Callable] = {}
+
+
 def _register_helper(stub: Callable, select: Optional[frontend.Select]) -> None:
     """The CPU's frontend.on_target hook: `stub` for Numba's CPU target, mathimpl's
-    implementation first, then the neutral one, with jit_scalar's error models."""
+    implementation first, then the neutral one. Implementations compile with jit_scalar's
+    error models; a same_as(f) answer is typed and lowered as a call of f."""
     def pick(args):
         own = mathimpl.CPU.get(stub)
         impl = own(*args) if own is not None else None
@@ -67,15 +75,41 @@ def _register_helper(stub: Callable, select: Optional[frontend.Select]) -> None:
             impl = select(*args)
         return impl
 
+    def compiled(args):
+        impl = pick(args)
+        return None if isinstance(impl, frontend.SameAs) else impl
+
     @overload(stub, target="cpu", jit_options=_PYTHON_MODEL, strict=False)
     def _int_impl(*args):
         if _all_integer(args):
-            return pick(args)
+            return compiled(args)
 
     @overload(stub, target="cpu", jit_options=_NUMPY_MODEL, strict=False)
     def _float_impl(*args):
         if not _all_integer(args):
-            return pick(args)
+            return compiled(args)
+
+    class _SameAsTemplate(AbstractTemplate):
+        key = stub
+        metadata = {"target": "cpu"}
+
+        def generic(self, args, kws):
+            impl = pick(args) if not kws else None
+            if not isinstance(impl, frontend.SameAs):
+                return None
+            sig = self.context.resolve_function_type(self.context.resolve_value_type(impl.fn),
+                                                     args, {})
+            if sig is not None:
+                _same_as[(stub, sig.args)] = impl.fn
+            return sig
+
+    infer(_SameAsTemplate)
+    infer_global(stub, nbtypes.Function(_SameAsTemplate))
+
+    @lower_builtin(stub, nbtypes.VarArg(nbtypes.Any))
+    def _lower_same_as(context, builder, sig, args):
+        fn = _same_as[(stub, sig.args)]
+        return context.get_function(context.typing_context.resolve_value_type(fn), sig)(builder, args)
 
 
 frontend.on_target(_register_helper)
