@@ -85,6 +85,11 @@ def jit_import(fn: Callable) -> Callable:
     return fn
 
 
+def is_jit_import(fn: Any) -> bool:
+    """Whether generated kernels import `fn` rather than re-emit it."""
+    return bool(getattr(fn, _JIT_IMPORT, False))
+
+
 # ---- type-dispatching helpers, registered with every back end ---------------------------------
 
 _helpers: dict[Callable, Optional[Select]] = {}
@@ -340,7 +345,7 @@ class _Collector:
             if self._bind(name, value):
                 self.imports[name] = f"import {value.__name__} as {name}"
                 self.digests.append(module_digest(value.__name__))
-        elif isinstance(value, pytypes.FunctionType) and not getattr(value, _JIT_IMPORT, False):
+        elif isinstance(value, pytypes.FunctionType) and not is_jit_import(value):
             defname = self.add_function(value)
             if defname != name and self._bind(name, value):
                 self.aliases[name] = defname
