@@ -31,10 +31,10 @@ called from Python) plus a *selector* registered with :func:`implements`: ``sele
 returns an implementation for those argument types, ``same_as(f)`` when the helper is exactly
 ``f(*args)`` for a function the targets already know (``math.sin``; a back end may lower it in
 place, compiling nothing), or None. A selector's implementations use only the same vocabulary
-as scalar functions, so every target can compile them. A back end
-subscribes with :func:`on_target` and registers every helper (past and future) for its target,
-adding its own implementations first where it has a better one, or where the neutral selector
-returns None (the target-specific entries listed in ``jmath.TARGET_SPECIFIC``).
+as scalar functions, so every target can compile them. A back end subscribes with
+:func:`on_target` and registers every helper (past and future) for its target, adding its own
+implementations first where it has a better one, or where the neutral selector returns None
+(the target-specific entries listed in ``jmath.TARGET_SPECIFIC``).
 
 What a back end provides (the CPU back end does all of this in ``cpu/codegen.py``; a CUDA back
 end in ``jtorch/kernels/cuda/`` would do the same with ``numba.cuda``):
@@ -92,8 +92,8 @@ def is_jit_import(fn: Any) -> bool:
 
 # ---- type-dispatching helpers, registered with every back end ---------------------------------
 
-_helpers: dict[Callable, Optional[Select]] = {}
-_hooks: list[Callable[[Callable, Optional[Select]], None]] = []
+_helpers: dict[Callable, Select] = {}
+_hooks: list[Callable[[Callable, Select], None]] = []
 
 
 @dataclass(frozen=True)
@@ -108,11 +108,12 @@ def same_as(fn: Callable) -> SameAs:
 
 
 def implements(stub: Callable) -> Callable[[Select], Select]:
-    """Register ``select(*numba_types) -> implementation | None`` for `stub` on every target.
+    """Register ``select(*numba_types) -> implementation | SameAs | None`` for `stub` on every
+    target.
 
     Like ``numba.extending.overload`` with no target, except that each back end registers it
-    itself (so the CPU can pick an error model per argument types, and add its own faster
-    implementations). The stub is marked :func:`jit_import`.
+    itself (so the CPU can pick an error model per argument types, lower ``same_as`` answers in
+    place and add its own faster implementations). The stub is marked :func:`jit_import`.
     """
     def register(select: Select) -> Select:
         if stub in _helpers:
@@ -125,14 +126,14 @@ def implements(stub: Callable) -> Callable[[Select], Select]:
     return register
 
 
-def on_target(register: Callable[[Callable, Optional[Select]], None]) -> None:
+def on_target(register: Callable[[Callable, Select], None]) -> None:
     """Call ``register(stub, select)`` for every helper now and for those registered later."""
     _hooks.append(register)
     for stub, select in list(_helpers.items()):
         register(stub, select)
 
 
-def helpers() -> dict[Callable, Optional[Select]]:
+def helpers() -> dict[Callable, Select]:
     """Every registered helper stub and its neutral selector (a copy)."""
     return dict(_helpers)
 

@@ -6,8 +6,10 @@ function must also take complex numbers (``math.sin`` does not), keep float32 in
 integers specially (``floor`` of an int is the int), or where ``math`` has no such function.
 Each helper is a stub (its body is the Python reference) plus a type-dispatching selector
 (:func:`jtorch.kernels.frontend.implements`) whose implementations use only ``math``, ``cmath``
-and arithmetic, so that every back end can register them for its target. Float32 stays float32:
-constants are built in the argument's type, never as bare float literals.
+and arithmetic, so that every back end can register them for its target; where a helper is
+exactly a ``math``/``cmath`` function for the given types the selector answers ``same_as(f)``,
+which the CPU lowers in place (no extra compile). Float32 stays float32: constants are built
+in the argument's type, never as bare float literals.
 
 ``TARGET_SPECIFIC`` lists what the neutral selectors leave to each target (they return None):
 the CPU implements it in jtorch/kernels/cpu/mathimpl.py (NumPy's ufuncs, which Numba's CPU
@@ -27,8 +29,11 @@ from the latter and not checked here, nor on a GPU):
 * ``math.exp2``: neither target. No ``rint``/``nearbyint`` in ``math``: use ``jmath.rint``.
 * ``cmath`` on both targets (CUDA installs Numba's cmath typing and implementations): exp log
   log10 sqrt sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh isinf isnan
-  isfinite, complex64 -> complex64. Numba's ``cmath.log10`` differs from NumPy's by up to 1 ulp,
-  so ``jmath.log10`` uses NumPy's formula (log(z) * log10(e)) instead.
+  isfinite; complex64 -> complex64 except log10, tanh and acosh (Numba implements them with
+  ``@overload``s that return complex128: ``jmath.tanh`` of complex64 computes in complex128,
+  as the CPU did before, and the result is stored as complex64). Numba's ``cmath.log10``
+  differs from NumPy's by up to 1 ulp, so ``jmath.log10`` uses NumPy's formula
+  (log(z) * log10(e)) instead.
 * NumPy ufuncs in device code: numba.cuda has a few (sin, cos, log, ...) but not floor, ceil,
   trunc, rint, fmod, copysign, sqrt, exp2, expm1 or log1p; scalar functions use none.
 Not verified: CUDA results bit for bit against the CPU; numba-cuda releases after 0.68's

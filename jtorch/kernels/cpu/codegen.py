@@ -64,16 +64,14 @@ def jit_scalar(fn: Callable) -> Callable:
 _same_as: dict[tuple, Callable] = {}
 
 
-def _register_helper(stub: Callable, select: Optional[frontend.Select]) -> None:
+def _register_helper(stub: Callable, select: frontend.Select) -> None:
     """The CPU's frontend.on_target hook: `stub` for Numba's CPU target, mathimpl's
     implementation first, then the neutral one. Implementations compile with jit_scalar's
     error models; a same_as(f) answer is typed and lowered as a call of f."""
     def pick(args):
         own = mathimpl.CPU.get(stub)
         impl = own(*args) if own is not None else None
-        if impl is None and select is not None:
-            impl = select(*args)
-        return impl
+        return select(*args) if impl is None else impl
 
     def compiled(args):
         impl = pick(args)
@@ -109,7 +107,8 @@ def _register_helper(stub: Callable, select: Optional[frontend.Select]) -> None:
     @lower_builtin(stub, nbtypes.VarArg(nbtypes.Any))
     def _lower_same_as(context, builder, sig, args):
         fn = _same_as[(stub, sig.args)]
-        return context.get_function(context.typing_context.resolve_value_type(fn), sig)(builder, args)
+        fnty = context.typing_context.resolve_value_type(fn)
+        return context.get_function(fnty, sig)(builder, args)
 
 
 frontend.on_target(_register_helper)
