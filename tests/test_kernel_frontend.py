@@ -336,3 +336,13 @@ def test_integer_rounding_is_exact():
     f = numba.njit(lambda x: (jmath.floor(x), jmath.ceil(x), jmath.trunc(x), jmath.rint(x)))
     big = np.int64(2 ** 62 + 1)
     assert f(big) == (big,) * 4
+
+
+def test_same_as_answers_compile_no_function_of_their_own():
+    """jmath.sin(float) is math.sin lowered in place: only the caller compiles (compile time)."""
+    import numba
+    from numba.core import event
+    f = numba.njit(lambda x: jmath.sin(x) + jmath.floor(x) + jmath.sqrt(x))
+    with event.install_recorder("numba:compile") as rec:
+        assert f(2.25) == math.sin(2.25) + 2.0 + 1.5
+    assert sum(1 for _, ev in rec.buffer if ev.is_start) == 1
