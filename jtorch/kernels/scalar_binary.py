@@ -2,23 +2,23 @@
 
 Parameters: the operator's tensor arguments, then the other arguments its formula needs, named as
 in the schema. Arithmetic runs in the compute dtype the TensorIterator chose. The rules a scalar
-function follows are in jtorch/kernels/cpu/codegen.py.
+function follows are in jtorch/kernels/frontend.py; its math is ``math.*`` or jtorch.kernels.jmath.
 
 Where PyTorch's formula differs between integer and floating types (C++ templates specialised
-on the type), the scalar function calls a helper below that is an ``@overload`` chosen by argument
-type at compile time, as in jtorch/kernels/cpu/fastmath.py. Helpers build their constants in the
-argument's own type: a bare literal ``1`` would turn float32 arithmetic into float64 arithmetic.
+on the type), the scalar function calls a helper below: a stub plus a selector registered with
+``frontend.implements``, chosen by argument type at compile time, whose implementations use the
+same vocabulary (so every target compiles them). Each back end picks the error model: on the CPU,
+integer x // 0 and x % 0 raise ZeroDivisionError, floats give inf/nan. Helpers build their
+constants in the argument's own type: a bare literal ``1`` would turn float32 arithmetic into
+float64 arithmetic.
 """
 import math
 
 import numpy as np
 from numba.core import types
-from numba.extending import overload
 
-from .cpu.codegen import jit_import
-
-_PYTHON_MODEL = {"error_model": "python"}  # integer x // 0 and x % 0 raise ZeroDivisionError
-_NUMPY_MODEL = {"error_model": "numpy"}
+from . import jmath
+from .frontend import implements
 
 
 def _is_integral(*tys) -> bool:
@@ -26,83 +26,72 @@ def _is_integral(*tys) -> bool:
 
 
 def _const(ty, value):
-    """`value` as a NumPy scalar of the Numba scalar type `ty` (a typed constant for jitted code)."""
+    """`value` as a NumPy scalar of the Numba scalar type `ty` (a typed constant, at typing time)."""
     return np.dtype(str(ty)).type(value)
 
 
-# ---- type-dispatching helpers (plain stubs; the overloads are what jitted code runs) -------------
-@jit_import
+# ---- type-dispatching helpers (plain stubs; the selectors' implementations are what runs) --------
 def floor_div(a, b):
     """div_floor_integer / div_floor_floating: the quotient rounded toward -inf."""
     return a // b
 
 
-@jit_import
 def trunc_div(a, b):
     """div_trunc: the quotient rounded toward zero (C's integer /, std::trunc(a / b) for floats)."""
     return math.trunc(a / b)
 
 
-@jit_import
 def c_fmod(a, b):
     """C's % for integers, std::fmod for floats: the remainder takes the dividend's sign."""
     return math.fmod(a, b)
 
 
-@jit_import
 def py_remainder(a, b):
     """Python's %: the remainder takes the divisor's sign."""
     return a % b
 
 
-@jit_import
 def power(a, b):
     """c10's powi for integers (negative exponents give 0, or +-1 for bases +-1), std::pow else."""
     return a ** b
 
 
-@jit_import
 def true_div(a, b):
     """a / b; complex division as c10::complex (NumPy's algorithm: no ZeroDivisionError, inf/nan)."""
     return a / b
 
 
-@jit_import
 def one_like(x):
     """1 in x's type."""
     return type(x)(1)
 
 
-@overload(floor_div, jit_options=_PYTHON_MODEL, strict=False)
-def _floor_div_int(a, b):
+@implements(floor_div)
+def _floor_div(a, b):
     if _is_integral(a, b):
         return lambda a, b: a // b
-
-
-@overload(floor_div, jit_options=_NUMPY_MODEL, strict=False)
-def _floor_div_float(a, b):
     if isinstance(a, types.Float):
         zero, one, half = _const(a, 0), _const(a, 1), _const(a, 0.5)
 
         def impl(a, b):
             if b == zero:  # IEEE: +-inf or nan
                 return a / b
-            mod = np.fmod(a, b)
+            mod = jmath.fmod(a, b)
             div = (a - mod) / b
             if mod != zero and (b < zero) != (mod < zero):
                 div -= one
             if div != zero:
-                floordiv = np.floor(div)
+                floordiv = jmath.floor(div)
                 if div - floordiv > half:
                     floordiv += one
                 return floordiv
-            return np.copysign(zero, a / b)
+            return math.copysign(zero, a / b)
 
         return impl
 
 
-@overload(trunc_div, jit_options=_PYTHON_MODEL, strict=False)
-def _trunc_div_int(a, b):
+@implements(trunc_div)
+def _trunc_div(a, b):
     if _is_integral(a, b):
         zero, one = _const(a, 0), _const(a, 1)
 
@@ -113,16 +102,12 @@ def _trunc_div_int(a, b):
             return q
 
         return impl
-
-
-@overload(trunc_div, jit_options=_NUMPY_MODEL, strict=False)
-def _trunc_div_float(a, b):
     if isinstance(a, types.Float):
-        return lambda a, b: np.trunc(a / b)
+        return lambda a, b: jmath.trunc(a / b)
 
 
-@overload(c_fmod, jit_options=_PYTHON_MODEL, strict=False)
-def _c_fmod_int(a, b):
+@implements(c_fmod)
+def _c_fmod(a, b):
     if _is_integral(a, b):
         zero = _const(a, 0)
 
@@ -133,27 +118,19 @@ def _c_fmod_int(a, b):
             return r
 
         return impl
-
-
-@overload(c_fmod, jit_options=_NUMPY_MODEL, strict=False)
-def _c_fmod_float(a, b):
     if isinstance(a, types.Float):
-        return lambda a, b: np.fmod(a, b)
+        return lambda a, b: jmath.fmod(a, b)
 
 
-@overload(py_remainder, jit_options=_PYTHON_MODEL, strict=False)
-def _py_remainder_int(a, b):
+@implements(py_remainder)
+def _py_remainder(a, b):
     if _is_integral(a, b):
         return lambda a, b: a % b
-
-
-@overload(py_remainder, jit_options=_NUMPY_MODEL, strict=False)
-def _py_remainder_float(a, b):
     if isinstance(a, types.Float):
         zero = _const(a, 0)
 
         def impl(a, b):
-            mod = np.fmod(a, b)
+            mod = jmath.fmod(a, b)
             if mod != zero and (b < zero) != (mod < zero):
                 mod += b
             return mod
@@ -161,8 +138,8 @@ def _py_remainder_float(a, b):
         return impl
 
 
-@overload(power, jit_options=_NUMPY_MODEL, strict=False)
-def _power_int(a, b):
+@implements(power)
+def _power(a, b):
     if _is_integral(a, b):
         zero_a, one_a, zero_b, one_b = _const(a, 0), _const(a, 1), _const(b, 0), _const(b, 1)
 
@@ -182,18 +159,13 @@ def _power_int(a, b):
             return result
 
         return impl
+    return lambda a, b: a ** b
 
 
-@overload(power, jit_options=_NUMPY_MODEL, strict=False)
-def _power_float(a, b):
-    if not _is_integral(a, b):
-        return lambda a, b: a ** b
-
-
-@overload(true_div, jit_options=_NUMPY_MODEL, strict=False)
+@implements(true_div)
 def _true_div(a, b):
     if isinstance(a, types.Complex) and isinstance(b, types.Complex):
-        ctype = np.dtype(str(a)).type
+        ctype = a  # a Numba type: calling it converts, on every target
         zero = _const(a.underlying_float, 0)
         one = _const(a.underlying_float, 1)
 
@@ -215,7 +187,7 @@ def _true_div(a, b):
         return lambda a, b: a / b
 
 
-@overload(one_like, jit_options=_NUMPY_MODEL)
+@implements(one_like)
 def _one_like(x):
     one = _const(x, 1)
     return lambda x: one
@@ -279,7 +251,7 @@ def pow_reciprocal(self):
 
 
 def pow_sqrt(self):
-    return np.sqrt(self)
+    return jmath.sqrt(self)
 
 
 def atan2(self, other):

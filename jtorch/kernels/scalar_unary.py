@@ -2,197 +2,46 @@
 
 Each function takes one value in the compute dtype the TensorIterator chose (bool, an integer
 type, float32, float64, complex64 or complex128; float16 is computed in float32) and returns the
-result. Where an operator's formula depends on the type (an integer floor is the value itself,
-complex log1p needs its own formula), the branch is a type-dispatching `@overload` below, chosen
-once at compile time, so that one scalar function still serves every dtype.
-
-float32 exp / tanh / sigmoid use jtorch.kernels.cpu.fastmath (vectorizable, within 2 ulp);
-the other functions use NumPy's ufuncs, which Numba lowers to libm calls per type (float32
-`sinf`, float64 `sin`, complex formulas from npymath) as `math`/`cmath` do.
+result. Math is ``math.*`` where every target types it alike for the operator's dtypes, else
+jtorch.kernels.jmath's vocabulary: type-dispatching helpers (complex sin, integer floor, float32
+constants via ``like``) chosen once at compile time, so that one scalar function serves every
+dtype and every target. The CPU computes float32 exp / log / tanh / sigmoid with the vectorizable
+versions in jtorch/kernels/cpu/fastmath.py (within 2 ulp).
 """
-import cmath
 import math
 
-import numpy as np
 from numba import types
-from numba.extending import overload, register_jitable
+from numba.extending import register_jitable
 
-from .cpu import fastmath
-from .cpu.codegen import jit_import
+from . import jmath
+from .frontend import implements
+from .jmath import like
 
-_NUMPY_MODEL = {"error_model": "numpy"}
 _SQRT1_2 = 0.7071067811865476                 # M_SQRT1_2
 _SQRT_2_OVER_PI = 0.7978845608028654          # M_SQRT2 * M_2_SQRTPI * 0.5
 _GELU_TANH_C = 0.044715
 
 
-# ---- type-dispatching helpers (imported by generated kernels, never re-emitted) ---------------
+# ---- operator-specific helpers (type-dispatching, imported by generated kernels) --------------
 
-@jit_import
-def like(x, v):
-    """v in x's type (x's real type when x is complex): keeps float32 code in float32."""
-    return v
-
-
-@overload(like, jit_options=_NUMPY_MODEL)
-def _like_ov(x, v):
-    ty = x.underlying_float if isinstance(x, types.Complex) else x
-    return lambda x, v: ty(v)
-
-
-@jit_import
-def round_half_even(x):
-    """Round half to even (std::nearbyint); integers are returned as they are."""
-    return x if isinstance(x, int) else float(np.rint(x))
-
-
-@overload(round_half_even, jit_options=_NUMPY_MODEL)
-def _round_ov(x):
-    if isinstance(x, (types.Integer, types.Boolean)):
-        return lambda x: x
-    return lambda x: np.rint(x)
-
-
-@register_jitable(**_NUMPY_MODEL)
-def _cdiv(a, b):
-    """a / b for complex b as NumPy and c10::complex divide (Smith's algorithm): 1 / 0 = inf+nanj
-    instead of Numba's ZeroDivisionError."""
-    c, d = b.real, b.imag
-    ac, ad = abs(c), abs(d)
-    if ac >= ad:
-        if ac == 0 and ad == 0:
-            return complex(a.real / ac, a.imag / ad)
-        rat = d / c
-        scl = 1.0 / (c + d * rat)
-        return complex((a.real + a.imag * rat) * scl, (a.imag - a.real * rat) * scl)
-    rat = c / d
-    scl = 1.0 / (d + c * rat)
-    return complex((a.real * rat + a.imag) * scl, (a.imag * rat - a.real) * scl)
-
-
-@jit_import
-def recip(x):
-    """1 / x in x's type; complex by Smith's algorithm (1 / 0j = inf+nanj, like torch and NumPy)."""
-    return 1 / x
-
-
-@overload(recip, jit_options=_NUMPY_MODEL)
-def _recip_ov(x):
-    if isinstance(x, types.Complex):
-        ty = x
-
-        def impl(x):
-            return ty(_cdiv(ty(1), x))
-
-        return impl
-    ty = x
-
-    def real_impl(x):
-        return ty(1) / x
-
-    return real_impl
-
-
-@jit_import
-def expm1_any(x):
-    """exp(x) - 1, accurate near 0 for real and complex x."""
-    return cmath.exp(x) - 1 if isinstance(x, complex) else math.expm1(x)
-
-
-@overload(expm1_any, jit_options=_NUMPY_MODEL)
-def _expm1_ov(x):
-    if isinstance(x, types.Complex):
-        ty = x
-
-        # c10's formula: expm1(x + iy) = expm1(x) cos(y) - 2 sin(y/2)^2 + i exp(x) sin(y)
-        def impl(x):
-            a, b = x.real, x.imag
-            s = np.sin(b * 0.5)
-            re = np.expm1(a) * np.cos(b) - 2.0 * s * s
-            im = np.exp(a) * np.sin(b)
-            return ty(complex(re, im))
-
-        return impl
-    return lambda x: np.expm1(x)
-
-
-@jit_import
-def log1p_any(x):
-    """log(1 + x), accurate near 0 for real and complex x."""
-    return cmath.log(1 + x) if isinstance(x, complex) else math.log1p(x)
-
-
-@overload(log1p_any, jit_options=_NUMPY_MODEL)
-def _log1p_ov(x):
-    if isinstance(x, types.Complex):
-        ty = x
-
-        # c10's formula (avoids the cancellation in log(1 + z) for small |z|)
-        def impl(x):
-            a, b = x.real, x.imag
-            zabs = abs(x)
-            theta = math.atan2(b, a + 1.0)
-            if zabs < 0.5:
-                r = a * (2.0 + a) + b * b
-                if r == 0:
-                    return ty(complex(a, theta))
-                return ty(complex(0.5 * math.log1p(r), theta))
-            return ty(complex(math.log(math.hypot(a + 1.0, b)), theta))
-
-        return impl
-    return lambda x: np.log1p(x)
-
-
-@jit_import
-def is_inf(x):
-    """isinf for any type: integers never are; complex if either part is."""
-    return False
-
-
-@overload(is_inf, jit_options=_NUMPY_MODEL)
-def _is_inf_ov(x):
-    if isinstance(x, types.Complex):
-        return lambda x: math.isinf(x.real) or math.isinf(x.imag)
-    if isinstance(x, types.Float):
-        return lambda x: math.isinf(x)
-    return lambda x: False
-
-
-@jit_import
-def is_finite(x):
-    """isfinite for any type: integers always are; complex if both parts are."""
-    return True
-
-
-@overload(is_finite, jit_options=_NUMPY_MODEL)
-def _is_finite_ov(x):
-    if isinstance(x, types.Complex):
-        return lambda x: math.isfinite(x.real) and math.isfinite(x.imag)
-    if isinstance(x, types.Float):
-        return lambda x: math.isfinite(x)
-    return lambda x: True
-
-
-@register_jitable(**_NUMPY_MODEL)
-def _replace_nonfinite(x, nan, posinf, neginf):
-    return nan if x != x else (posinf if x == np.inf else (neginf if x == -np.inf else x))
-
-
-@jit_import
 def nan_to_num_any(x, nan, posinf, neginf):
     """NaN / +inf / -inf replaced (real and imaginary parts separately); integers unchanged."""
     return x
 
 
-@overload(nan_to_num_any, jit_options=_NUMPY_MODEL)
-def _nan_to_num_ov(x, nan, posinf, neginf):
+@register_jitable  # a generic-target helper: every back end compiles it
+def _replace_nonfinite(x, nan, posinf, neginf):
+    return nan if x != x else (posinf if x == math.inf else (neginf if x == -math.inf else x))
+
+
+@implements(nan_to_num_any)
+def _nan_to_num(x, nan, posinf, neginf):
     if isinstance(x, types.Complex):
         ty = x
 
         def impl(x, nan, posinf, neginf):
             return ty(complex(_replace_nonfinite(x.real, nan, posinf, neginf),
                               _replace_nonfinite(x.imag, nan, posinf, neginf)))
-
         return impl
     if isinstance(x, types.Float):
         return lambda x, nan, posinf, neginf: _replace_nonfinite(x, nan, posinf, neginf)
@@ -214,89 +63,89 @@ def sign(self):
 
 
 def reciprocal(self):
-    return recip(self)
+    return jmath.recip(self)
 
 
 def sqrt(self):
-    return np.sqrt(self)
+    return jmath.sqrt(self)
 
 
 def rsqrt(self):
-    return recip(np.sqrt(self))
+    return jmath.recip(jmath.sqrt(self))
 
 
 def exp(self):
-    return fastmath.exp(self)
+    return jmath.exp(self)
 
 
 def exp2(self):
-    return np.exp2(self)
+    return jmath.exp2(self)
 
 
 def expm1(self):
-    return expm1_any(self)
+    return jmath.expm1(self)
 
 
 def log(self):
-    return fastmath.log(self)
+    return jmath.log(self)
 
 
 def log2(self):
-    return np.log2(self)
+    return jmath.log2(self)
 
 
 def log10(self):
-    return np.log10(self)
+    return jmath.log10(self)
 
 
 def log1p(self):
-    return log1p_any(self)
+    return jmath.log1p(self)
 
 
 def sin(self):
-    return np.sin(self)
+    return jmath.sin(self)
 
 
 def cos(self):
-    return np.cos(self)
+    return jmath.cos(self)
 
 
 def tan(self):
-    return np.tan(self)
+    return jmath.tan(self)
 
 
 def asin(self):
-    return np.arcsin(self)
+    return jmath.asin(self)
 
 
 def acos(self):
-    return np.arccos(self)
+    return jmath.acos(self)
 
 
 def atan(self):
-    return np.arctan(self)
+    return jmath.atan(self)
 
 
 def sinh(self):
-    return np.sinh(self)
+    return jmath.sinh(self)
 
 
 def cosh(self):
-    return np.cosh(self)
+    return jmath.cosh(self)
 
 
 def tanh(self):
-    return fastmath.tanh(self)
+    return jmath.tanh(self)
 
 
 def sigmoid(self):
-    return fastmath.sigmoid(self)
+    return jmath.sigmoid(self)
 
 
 def logit(self):
     # eps=None (or eps < 0): no clamping
     one = like(self, 1.0)
-    return like(self, math.inf) if self == one else np.log(self / (one - self))
+    return like(self, math.inf) if self == one else math.log(self / (one - self))
 
 
 def logit_eps(self, eps):
@@ -304,7 +153,7 @@ def logit_eps(self, eps):
     one = like(self, 1.0)
     hi = one - eps
     x = eps if self < eps else (hi if self > hi else self)
-    return like(self, math.inf) if x == one else np.log(x / (one - x))
+    return like(self, math.inf) if x == one else math.log(x / (one - x))
 
 
 def relu(self):
@@ -318,11 +167,11 @@ def gelu(self):
 
 def gelu_tanh(self):
     inner = like(self, _SQRT_2_OVER_PI) * (self + like(self, _GELU_TANH_C) * self * self * self)
-    return like(self, 0.5) * self * (like(self, 1.0) + fastmath.tanh(inner))
+    return like(self, 0.5) * self * (like(self, 1.0) + jmath.tanh(inner))
 
 
 def silu(self):
-    return self / (like(self, 1.0) + fastmath.exp(-self))
+    return self / (like(self, 1.0) + jmath.exp(-self))
 
 
 def erf(self):
@@ -330,35 +179,35 @@ def erf(self):
 
 
 def floor(self):
-    return np.floor(self)  # integers: the value itself
+    return jmath.floor(self)  # integers: the value itself
 
 
 def ceil(self):
-    return np.ceil(self)
+    return jmath.ceil(self)
 
 
 def trunc(self):
-    return np.trunc(self)
+    return jmath.trunc(self)
 
 
 def round(self):  # noqa: A001  (the operator's name)
-    return round_half_even(self)
+    return jmath.rint(self)  # half to even (std::nearbyint)
 
 
 def round_decimals(self, decimals):
     # decimals > 0: nearbyint(x * 10^d) / 10^d; 10^d in double, then the compute dtype (torch's opmath)
     ten_pow = like(self, 10.0 ** decimals)
-    return np.rint(self * ten_pow) / ten_pow
+    return jmath.rint(self * ten_pow) / ten_pow
 
 
 def round_decimals_neg(self, decimals):
     # decimals < 0: nearbyint(x / 10^-d) * 10^-d
     ten_pow = like(self, 10.0 ** -decimals)
-    return np.rint(self / ten_pow) * ten_pow
+    return jmath.rint(self / ten_pow) * ten_pow
 
 
 def frac(self):
-    return self - np.trunc(self)
+    return self - jmath.trunc(self)
 
 
 def isnan(self):
@@ -366,11 +215,11 @@ def isnan(self):
 
 
 def isinf(self):
-    return is_inf(self)
+    return jmath.isinf(self)
 
 
 def isfinite(self):
-    return is_finite(self)
+    return jmath.isfinite(self)
 
 
 def logical_not(self):

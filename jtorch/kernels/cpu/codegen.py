@@ -1,57 +1,39 @@
-"""Generate the Python source of an elementwise kernel module from ONE scalar function.
+"""The CPU back end of kernel generation: Numba loop modules from ONE scalar function.
 
-Rules for scalar functions (checked here, with a clear TypeError when broken):
+The target-neutral part (the rules for scalar functions, collecting a function and what it
+uses, module digests) is jtorch/kernels/frontend.py; this module adds what the CPU needs (the
+back-end contract is in frontend's docstring):
 
-* A scalar function is a plain ``def`` at module level in a real ``.py`` file (no lambda, no
-  closure, no decorator needed).  It takes the input values (then the ``extra`` arguments)
-  and returns the output value.
-* Its source is copied into the generated module, so editing it changes the module's hash and
-  nothing stale is reused.  The global names it uses may be:
-    - modules (``math``, ``numpy as np``...)          -> re-imported under the same name;
-    - numbers (int/float/complex/bool/NumPy scalars)  -> emitted by value;
-    - other plain Python functions                    -> their source is re-emitted too
-      (recursively), so "sigmoid calls my_exp" works;
-    - Numba-callables: ``@njit`` dispatchers, ``@intrinsic``s, and functions marked with
-      :func:`jit_import` (``@overload`` stubs such as ``fastmath.exp``) and any other
-      module-level importable object (``math.exp``, ``np.float32``)
-                                                      -> imported from their module, whose
-      source file (and those of the same package that it uses) is hashed into the module
-      name (Numba itself does not notice cross-module changes).
-* Every re-emitted function gets Python's error model for all-integer/bool arguments (integer
-  division or modulo by zero raises ZeroDivisionError) and NumPy's for float/complex
-  arguments (x / 0.0 -> inf/nan, no checks in vector loops).  See :func:`jit_scalar`.
+* the header of a generated module (numba, numpy, the kernel cache, the odometer);
+* :func:`jit_scalar` as the marker after every re-emitted function: Python's error model for
+  all-integer/bool arguments (integer division or modulo by zero raises ZeroDivisionError) and
+  NumPy's for float/complex arguments (x / 0.0 -> inf/nan, no checks in vector loops);
+* the same two error models for every type-dispatching helper (``frontend.implements``), with
+  the CPU's own implementations (mathimpl.py) tried before the neutral ones; an answer
+  ``same_as(f)`` is lowered in place as ``f`` (no function of its own to compile);
+* the loops (:func:`loops_source`) and the module name with its hash (:func:`module_source`).
+
+``prelude``, ``jit_import`` and ``jit_scalar`` stay importable from here for the other CPU
+generators (reductions, scans).
 """
 from __future__ import annotations
 
-import ast
-import builtins
-import functools
 import hashlib
-import inspect
-import sys
-import textwrap
-import types as pytypes
-from typing import Any, Callable
+from typing import Callable, Mapping, Optional
 
-import numpy as np
 from numba import types as nbtypes
-from numba.core.dispatcher import Dispatcher
-from numba.core.extending import _Intrinsic
+from numba.core.imputils import lower_builtin
+from numba.core.typing.templates import AbstractTemplate, infer, infer_global
 from numba.extending import overload
 
-from . import odometer  # noqa: F401  (generated kernels import it; hashed via this module)
+from .. import frontend
+from ..frontend import jit_import, module_digest  # noqa: F401  (re-exported)
+from . import mathimpl, odometer  # noqa: F401  (generated kernels use them; hashed via this module)
 
-_JIT_IMPORT = "__jtorch_jit_import__"
+_module_digest = module_digest  # the name generators imported before the front-end split
 
-
-def jit_import(fn: Callable) -> Callable:
-    """Mark a module-level function as importable by generated kernels (not re-emitted).
-
-    Use it on ``@overload`` stubs: the generated module imports the stub, and Numba finds
-    the overload.  The stub's module source is hashed into kernel names.
-    """
-    setattr(fn, _JIT_IMPORT, True)
-    return fn
+_PYTHON_MODEL = {"error_model": "python"}
+_NUMPY_MODEL = {"error_model": "numpy"}
 
 
 def _all_integer(args) -> bool:
@@ -65,12 +47,12 @@ def jit_scalar(fn: Callable) -> Callable:
     so only the needed one compiles.  Integer code keeps Python semantics (raise on / 0);
     float code must not pay for (or trip on) division checks.
     """
-    @overload(fn, jit_options={"error_model": "python"}, strict=False)
+    @overload(fn, jit_options=_PYTHON_MODEL, strict=False)
     def _int_impl(*args):
         if _all_integer(args):
             return fn
 
-    @overload(fn, jit_options={"error_model": "numpy"}, strict=False)
+    @overload(fn, jit_options=_NUMPY_MODEL, strict=False)
     def _float_impl(*args):
         if not _all_integer(args):
             return fn
@@ -78,183 +60,73 @@ def jit_scalar(fn: Callable) -> Callable:
     return fn
 
 
-# ---------------------------------------------------------------------------------------------
-# dependency collection
+# (helper stub, argument types) -> the function a same_as answer stands for, for the lowering
+_same_as: dict[tuple, Callable] = {}
 
 
-def _function_node(fn: Callable) -> tuple[str, ast.FunctionDef]:
-    try:
-        src = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError) as e:
-        raise TypeError(f"scalar function {fn!r} must be defined in a real file: {e}") from None
-    tree = ast.parse(src)
-    node = tree.body[0]
-    if not isinstance(node, ast.FunctionDef):
-        raise TypeError(f"scalar function {fn!r} must be a plain 'def' at module level")
-    lines = src.splitlines()[node.lineno - 1:]  # drop decorators: the generated file adds its own
-    return "\n".join(lines) + "\n", node
+def _register_helper(stub: Callable, select: frontend.Select) -> None:
+    """The CPU's frontend.on_target hook: `stub` for Numba's CPU target, mathimpl's
+    implementation first, then the neutral one. Implementations compile with jit_scalar's
+    error models; a same_as(f) answer is typed and lowered as a call of f."""
+    def pick(args):
+        own = mathimpl.CPU.get(stub)
+        impl = own(*args) if own is not None else None
+        return select(*args) if impl is None else impl
+
+    def compiled(args):
+        impl = pick(args)
+        return None if isinstance(impl, frontend.SameAs) else impl
+
+    @overload(stub, target="cpu", jit_options=_PYTHON_MODEL, strict=False)
+    def _int_impl(*args):
+        if _all_integer(args):
+            return compiled(args)
+
+    @overload(stub, target="cpu", jit_options=_NUMPY_MODEL, strict=False)
+    def _float_impl(*args):
+        if not _all_integer(args):
+            return compiled(args)
+
+    class _SameAsTemplate(AbstractTemplate):
+        key = stub
+        metadata = {"target": "cpu"}
+
+        def generic(self, args, kws):
+            impl = pick(args) if not kws else None
+            if not isinstance(impl, frontend.SameAs):
+                return None
+            sig = self.context.resolve_function_type(self.context.resolve_value_type(impl.fn),
+                                                     args, {})
+            if sig is not None:
+                _same_as[(stub, sig.args)] = impl.fn
+            return sig
+
+    infer(_SameAsTemplate)
+    infer_global(stub, nbtypes.Function(_SameAsTemplate))
+
+    @lower_builtin(stub, nbtypes.VarArg(nbtypes.Any))
+    def _lower_same_as(context, builder, sig, args):
+        fn = _same_as[(stub, sig.args)]
+        fnty = context.typing_context.resolve_value_type(fn)
+        return context.get_function(fnty, sig)(builder, args)
 
 
-def _free_names(node: ast.FunctionDef) -> list[str]:
-    """Global names read by a function, in first-use order."""
-    args = node.args
-    local = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
-    if args.vararg:
-        local.add(args.vararg.arg)
-    if args.kwarg:
-        local.add(args.kwarg.arg)
-    loads: list[str] = []
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            if isinstance(sub.ctx, ast.Load):
-                loads.append(sub.id)
-            else:
-                local.add(sub.id)
-        elif isinstance(sub, (ast.FunctionDef, ast.Lambda)) and sub is not node:
-            raise TypeError("scalar functions may not define nested functions or lambdas")
-    seen: dict[str, None] = {}
-    for name in loads:
-        if name not in local:
-            seen.setdefault(name)
-    return list(seen)
+frontend.on_target(_register_helper)
+
+_HEADER = ("import numba as _jt_nb\n"
+           "import numpy as _jt_np\n"
+           "from jtorch.kernels.cpu.codegen import jit_scalar as _jt_jit_scalar\n"
+           "from jtorch.kernels.cpu.cache import enable_cache as _jt_cache\n"
+           "from jtorch.kernels.cpu.odometer import start_row as _jt_start_row, "
+           "next_row as _jt_next_row\n")
 
 
-def _file_digest(path: str | None) -> str:
-    if not path or not path.endswith(".py"):
-        return ""
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return ""
-
-
-@functools.lru_cache(maxsize=None)
-def _module_digest(modname: str) -> str:
-    """Hash of a module's file and of every module of the same top-level package it uses.
-
-    Numba does not notice when a callee in another module changes (numba#1833), so a kernel
-    importing ``fastmath.exp`` must change name when fastmath.py, or the bit-cast helpers it
-    imports from a sibling module, change.  Third-party modules hash their own file only.
-    """
-    top = modname.partition(".")[0]
-    seen: set[str] = set()
-    todo = [modname]
-    parts: list[str] = []
-    while todo:
-        name = todo.pop()
-        mod = sys.modules.get(name)
-        if name in seen or mod is None:
-            continue
-        seen.add(name)
-        parts.append(name + ":" + _file_digest(getattr(mod, "__file__", None)))
-        if top in ("numpy", "numba", "math", "cmath"):
-            continue
-        for value in vars(mod).values():
-            dep = value.__name__ if isinstance(value, pytypes.ModuleType) else \
-                getattr(value, "__module__", None)
-            if isinstance(dep, str) and dep.partition(".")[0] == top:
-                todo.append(dep)
-    return hashlib.sha256("|".join(sorted(parts)).encode()).hexdigest()
-
-
-def _literal(value: Any) -> str | None:
-    if isinstance(value, (bool, int, float, complex)):
-        return repr(value)
-    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
-        return f"_jt_np.{value.dtype.name}({value.item()!r})"
-    return None
-
-
-def _import_path(value: Any) -> tuple[str, str] | None:
-    """(module, attribute) under which `value` can be imported, if it is module-level."""
-    name = getattr(value, "__name__", None)
-    for modname in (getattr(value, "__module__", None), "numpy", "math", "cmath"):
-        mod = sys.modules.get(modname) if modname else None
-        if mod is not None and name and getattr(mod, name, None) is value:
-            return modname, name
-    return None
-
-
-class _Collector:
-    """Walks a scalar function's globals and produces the generated module's prelude."""
-
-    def __init__(self) -> None:
-        self.imports: dict[str, str] = {}   # bound name -> import statement
-        self.consts: dict[str, str] = {}    # bound name -> literal
-        self.funcs: dict[str, str] = {}     # bound name -> source (dependencies first)
-        self.bound: dict[str, Any] = {}     # bound name -> object, to detect clashes
-        self.digests: list[str] = []        # hashed source files of imported modules
-
-    def _bind(self, name: str, value: Any) -> bool:
-        """Record that `name` means `value`; False if already bound to the same thing."""
-        old = self.bound.get(name, _MISSING)
-        if old is _MISSING:
-            self.bound[name] = value
-            return True
-        if old is value or (_literal(old) is not None and _literal(old) == _literal(value)):
-            return False
-        raise TypeError(f"global name {name!r} means different things in the scalar function "
-                        "and its helpers; rename one")
-
-    def add_function(self, fn: Callable, name: str) -> None:
-        if not self._bind(name, fn):
-            return
-        if fn.__closure__:
-            raise TypeError(f"scalar function {fn.__qualname__} must not be a closure")
-        src, node = _function_node(fn)
-        if node.name != name:  # the entry point is bound as _jt_fn; keep its own name too
-            self._bind(node.name, fn)
-            src += f"{name} = {node.name}\n"
-        for dep in _free_names(node):
-            self.add_global(dep, fn.__globals__, fn)
-        self.funcs[name] = src + f"_jt_jit_scalar({node.name})\n"
-
-    def add_global(self, name: str, namespace: dict, user: Callable) -> None:
-        if name not in namespace:
-            if hasattr(builtins, name):
-                return
-            raise TypeError(f"{user.__qualname__} uses undefined global {name!r}")
-        value = namespace[name]
-        lit = _literal(value)
-        if lit is not None:
-            if self._bind(name, value):
-                self.consts[name] = lit
-        elif isinstance(value, pytypes.ModuleType):
-            if self._bind(name, value):
-                self.imports[name] = f"import {value.__name__} as {name}"
-                self.digests.append(_module_digest(value.__name__))
-        elif (isinstance(value, pytypes.FunctionType) and not getattr(value, _JIT_IMPORT, False)):
-            self.add_function(value, name)
-        else:
-            where = _import_path(value)
-            if where is None or not isinstance(value, (Dispatcher, _Intrinsic, Callable, type)):
-                raise TypeError(f"{user.__qualname__} uses global {name!r} = {value!r}, which a "
-                                "generated kernel cannot re-create; see jtorch.kernels.cpu.codegen")
-            if self._bind(name, value):
-                modname, attr = where
-                self.imports[name] = f"from {modname} import {attr} as {name}"
-                self.digests.append(_module_digest(modname))
-
-
-_MISSING = object()
-
-
-def prelude(fn: Callable) -> tuple[str, str]:
-    """(source of imports, constants and re-emitted functions, hash of imported files)."""
-    if not isinstance(fn, pytypes.FunctionType) or fn.__name__ == "<lambda>":
-        raise TypeError(f"scalar function must be a module-level 'def', got {fn!r}")
-    col = _Collector()
-    col.add_function(fn, "_jt_fn")
-    parts = ["import numba as _jt_nb", "import numpy as _jt_np",
-             "from jtorch.kernels.cpu.codegen import jit_scalar as _jt_jit_scalar",
-             "from jtorch.kernels.cpu.cache import enable_cache as _jt_cache",
-             "from jtorch.kernels.cpu.odometer import start_row as _jt_start_row, "
-             "next_row as _jt_next_row"]
-    parts += col.imports.values()
-    parts += [f"{k} = {v}" for k, v in col.consts.items()]
-    src = "\n".join(parts) + "\n\n" + "\n".join(col.funcs.values())
-    return src, "".join(col.digests)
+def prelude(fn: Callable, entries: Optional[Mapping[str, Callable]] = None) -> tuple[str, str]:
+    """(source of the CPU header, imports, constants and re-emitted functions, hash of imported
+    files) for `fn` bound to ``_jt_fn``, plus other `entries` (alias -> scalar function)."""
+    named = {frontend.ENTRY: fn, **(entries or {})}
+    mod = frontend.collect(fn, named)
+    return _HEADER + mod.source(lambda name: f"_jt_jit_scalar({name})"), mod.digest
 
 
 # ---------------------------------------------------------------------------------------------
@@ -363,7 +235,7 @@ def module_source(fn: Callable, is_array: tuple[bool, ...], nextra: int,
            + pre + "\n\n" + loops_source(is_array, nextra))
     h = hashlib.sha256(src.encode())
     h.update(digests.encode())
-    h.update(_module_digest(__name__).encode())  # this file, cache.py, odometer.py
+    h.update(module_digest(__name__).encode())  # this file, the front end, mathimpl, odometer
     h.update(extra_digest.encode())
     pattern = "".join("a" if a else "s" for a in is_array)
     stem = f"{fn.__name__}_{pattern}{nextra}_{h.hexdigest()[:20]}"

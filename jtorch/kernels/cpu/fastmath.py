@@ -1,32 +1,26 @@
-"""Vectorizable exp / log / tanh / sigmoid for scalar functions.
+"""Vectorizable float32 exp / log / tanh / sigmoid: the CPU's implementations of jmath's.
 
 pip's llvmlite has no SVML, so ``math.exp`` inside a Numba loop is a scalar libm call per
-element (6x slower than NumPy's SIMD exp on float32).  These helpers are written with plain
+element (6x slower than NumPy's SIMD exp on float32).  These are written with plain
 arithmetic, selects and bit-casts only (range reduction + polynomial, no libm calls, no
 branches that survive if-conversion), so LLVM vectorizes the loops that call them.
 
-Use from a scalar function::
-
-    from jtorch.kernels.cpu import fastmath
-    def sigmoid(a): return fastmath.sigmoid(a)
-
-Each public helper is an ``@overload`` on a plain stub, chosen by argument type at compile time:
-float32 -> the vectorizable float32 version (max error under 2 ulp over all float32 inputs,
-see tests), anything else -> libm (``math``/``cmath``, ~1 ulp).  The stubs are marked
-:func:`codegen.jit_import`, so generated kernels import them; this file's source is hashed into
-kernel names, so editing it recompiles what uses it.
+Scalar functions call ``jmath.exp`` (or ``jmath.log``, ``tanh``, ``sigmoid``); the CPU back end
+runs the versions here for float32 (max error under 2 ulp over all float32 inputs, see
+tests/test_kernels_cpu.py) and ``math``/``cmath`` (~1 ulp) for other types: see mathimpl.py.
+``fastmath.exp`` etc. are jmath's stubs, re-exported for existing callers.  The bit-cast
+intrinsics are CPU-specific LLVM (copy.py uses them for float16 too).
 """
 from __future__ import annotations
 
-import cmath
 import math
 
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic, overload, register_jitable
+from numba.extending import intrinsic, register_jitable
 
-from .codegen import jit_import
+from ..jmath import exp, log, sigmoid, tanh  # noqa: F401  (re-exported)
 
 _NUMPY_MODEL = {"error_model": "numpy"}
 
@@ -86,7 +80,7 @@ _EXP_HI, _EXP_LO = _F(88.8), _F(-104.0)  # beyond: inf / 0 fall out of the arith
 
 
 @register_jitable(**_NUMPY_MODEL)
-def _exp_f32(x):
+def exp_f32(x):
     xc = _EXP_HI if x > _EXP_HI else x
     xc = _EXP_LO if xc < _EXP_LO else xc
     xc = _ZERO if xc != xc else xc  # NaN must not reach the int conversion
@@ -112,10 +106,10 @@ _TANH_SPLIT, _TANH_ONE = _F(0.625), _F(10.0)  # tanh(10) rounds to 1 in float32
 
 
 @register_jitable(**_NUMPY_MODEL)
-def _tanh_f32(x):
+def tanh_f32(x):
     a = abs(x)
     ac = _TANH_ONE if a > _TANH_ONE else a
-    big = _ONE - _TWO / (_exp_f32(ac + ac) + _ONE)
+    big = _ONE - _TWO / (exp_f32(ac + ac) + _ONE)
     z = x * x
     p = _T0 * z + _T1
     p = p * z + _T2
@@ -131,18 +125,11 @@ def _tanh_f32(x):
 # sigmoid: with e = exp(-|x|) <= 1 (no overflow), 1 / (1 + e) for x >= 0, e / (1 + e) below;
 # the float32 exp feeds a float64 tail so its rounding errors are not compounded.
 @register_jitable(**_NUMPY_MODEL)
-def _sigmoid_f32(x):
-    e = np.float64(_exp_f32(-abs(x)))
+def sigmoid_f32(x):
+    e = np.float64(exp_f32(-abs(x)))
     r = 1.0 / (1.0 + e)
     s = r if x >= _ZERO else e * r
     return np.float32(s)  # NaN propagates through exp
-
-
-@register_jitable(**_NUMPY_MODEL)
-def _sigmoid_f64(x):
-    e = math.exp(-abs(x))
-    r = 1.0 / (1.0 + e)
-    return r if x >= 0.0 else e * r
 
 
 # log (Cephes logf): x = 2^e m with m in [sqrt(1/2), sqrt(2)), f = m - 1, log(1 + f) by a
@@ -155,7 +142,7 @@ _INF, _NAN = _F(np.inf), _F(np.nan)
 
 
 @register_jitable(**_NUMPY_MODEL)
-def _log_f32(x):
+def log_f32(x):
     sub = x < _FLT_MIN
     xs = x * _TWO23 if sub else x
     bits = _f32_to_bits(xs)
@@ -182,72 +169,3 @@ def _log_f32(x):
     r = _INF if x == _INF else r
     r = -_INF if x == _ZERO else r
     return _NAN if x < _ZERO else r
-
-
-def _is_f32(t) -> bool:
-    return isinstance(t, types.Float) and t.bitwidth == 32
-
-
-# ---- public helpers: plain stubs (usable from Python) + type-dispatching overloads ----------
-
-@jit_import
-def exp(x):
-    """e**x; float32 vectorizes."""
-    return cmath.exp(x) if isinstance(x, complex) else math.exp(x)
-
-
-@jit_import
-def log(x):
-    """Natural log; float32 vectorizes."""
-    return cmath.log(x) if isinstance(x, complex) else math.log(x)
-
-
-@jit_import
-def tanh(x):
-    """Hyperbolic tangent; float32 vectorizes."""
-    return cmath.tanh(x) if isinstance(x, complex) else math.tanh(x)
-
-
-@jit_import
-def sigmoid(x):
-    """1 / (1 + exp(-x)) without overflow; float32 vectorizes."""
-    if isinstance(x, complex):
-        return 1.0 / (1.0 + cmath.exp(-x))
-    e = math.exp(-abs(x))
-    return 1.0 / (1.0 + e) if x >= 0 else e / (1.0 + e)
-
-
-@overload(exp, jit_options=_NUMPY_MODEL)
-def _exp_ov(x):
-    if _is_f32(x):
-        return lambda x: _exp_f32(x)
-    if isinstance(x, types.Complex):
-        return lambda x: cmath.exp(x)
-    return lambda x: math.exp(x)
-
-
-@overload(log, jit_options=_NUMPY_MODEL)
-def _log_ov(x):
-    if _is_f32(x):
-        return lambda x: _log_f32(x)
-    if isinstance(x, types.Complex):
-        return lambda x: cmath.log(x)
-    return lambda x: math.log(x)
-
-
-@overload(tanh, jit_options=_NUMPY_MODEL)
-def _tanh_ov(x):
-    if _is_f32(x):
-        return lambda x: _tanh_f32(x)
-    if isinstance(x, types.Complex):
-        return lambda x: cmath.tanh(x)
-    return lambda x: math.tanh(x)
-
-
-@overload(sigmoid, jit_options=_NUMPY_MODEL)
-def _sigmoid_ov(x):
-    if _is_f32(x):
-        return lambda x: _sigmoid_f32(x)
-    if isinstance(x, types.Complex):
-        return lambda x: 1.0 / (1.0 + cmath.exp(-x))
-    return lambda x: _sigmoid_f64(x)
