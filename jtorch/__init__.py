@@ -29,4 +29,15 @@ from . import native  # noqa: F401,E402
 from . import bindings as _bindings  # noqa: E402
 
 _bindings.install(globals(), Tensor)
-del _bindings
+
+
+def __getattr__(name: str) -> object:
+    """Operator functions (jtorch.add, ...) are generated on first use (PEP 562)."""
+    if name.startswith("__"):
+        raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
+    fn = globals()[name] = _bindings.function_binding(name)
+    return fn
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_bindings.binding_names(method=False)))
