@@ -358,7 +358,7 @@ def _direct_call(sig: Signature, method: bool) -> list[str]:
     """The common call as one line: the first signature's required arguments given positionally,
     each of a type that needs no conversion, everything else at its default, calls the operator
     directly (what the full parse would do, as the first signature is tried first)."""
-    if _varargs_index(sig) is not None:
+    if _varargs_index(sig) is not None or len(sig.nf.func.returns) > 1:  # several returns: a wrapped tuple
         return []
     required = [p for p in sig.params if not p.has_default]
     if any(p.kwarg_only or p.arg is None or p.arg.type.is_optional() or p.arg.type.is_list() for p in required):

@@ -155,12 +155,42 @@ class GuardedFunctionCache(FunctionCache):
 
 
 class _GeneratedFunctionCache(GuardedFunctionCache):
+    """Loading a cached generated kernel starts only what its object code links against.
+
+    Numba's FunctionCache.load_overload first runs the CPU target's full start (`refresh()`:
+    some 250 modules of implementations, and with SciPy installed an import of scipy.linalg to
+    probe for BLAS), 150-350 ms of a fresh process's first operator call. Rebuilding cached code
+    needs none of it: only the LLVM symbols it may reference, all of which come from Numba's
+    context creation (C helpers, math), the NRT, the hash secret and, for parallel kernels, the
+    threading layer. A compilation still starts the target in full (Numba's CompilerBase does)."""
+
     _impl_class = _BesideSourceImpl
+    _parallel = False
+
+    def load_overload(self, sig, target_context):  # type: ignore[override]
+        try:
+            _symbols_for_cached_code(target_context, self._parallel)
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
+        except Exception:  # anything unexpected: Numba's own way, full start and all
+            return super().load_overload(sig, target_context)
+
+
+def _symbols_for_cached_code(target_context, parallel: bool) -> None:
+    from numba.core.runtime import rtsys
+    import numba.cpython.hashing  # noqa: F401  (registers the hash secret's symbols)
+
+    rtsys.initialize(target_context)
+    if parallel:
+        from numba.np.ufunc.parallel import _launch_threads
+
+        _launch_threads()
 
 
 def _attach(dispatcher, cache_class):
     try:
         dispatcher._cache = cache_class(dispatcher.py_func)
+        dispatcher._cache._parallel = bool(dispatcher.targetoptions.get("parallel"))
     except Exception as e:  # no usable locator: the directory went read-only, etc.
         warn_once(f"jtorch kernel cache unusable for {dispatcher.py_func.__qualname__} "
                   f"({type(e).__name__}: {e}); compiling kernels in memory")
