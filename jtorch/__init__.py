@@ -1,7 +1,9 @@
 """jtorch: a PyTorch-compatible eager tensor library.
 
 Every operator call goes through a Python re-implementation of PyTorch's c10 dispatcher
-(`jtorch.dispatcher`, `jtorch.keyset`); kernels are compiled by Numba on first use.
+(`jtorch.dispatcher`, `jtorch.keyset`); kernels are compiled by Numba on first use. Importing
+declares the operators without registering them: an operator is registered with the dispatcher,
+and its bindings (`jtorch.add`, `Tensor.add`, `Tensor.__add__`) generated, on first use.
 """
 from . import _C, dispatcher, keyset, library, tls  # noqa: F401
 from ._ops import ops  # noqa: F401
