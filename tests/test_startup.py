@@ -255,6 +255,26 @@ def test_every_declaration_registers():
     assert r["pending"] == 0 and r["registered"] == r["declared"] == r["defined"]
 
 
+def test_cached_kernels_load_without_numba_target_start():
+    body = """
+    from numba.core import event
+    rec = event.RecordingListener()
+    event.register("numba:compile", rec)
+    big = np.linspace(0, 1, 40000, dtype=np.float32)   # above the grain size: the parallel loop
+    small = np.linspace(0, 1, 100, dtype=np.float32)
+    a, b = jtorch.from_numpy(big), jtorch.from_numpy(small)
+    out["ok"] = bool(np.array_equal((a * a).numpy(), big * big) and np.array_equal((b * b).numpy(), small * small))
+    out["compiled"] = sum(1 for _, ev in rec.buffer if ev.is_start)
+    out["target_started"] = "numba.np.arraymath" in sys.modules  # the first module Numba's start imports
+    out["scipy_linalg"] = "scipy.linalg" in sys.modules
+    print(json.dumps(out))
+    """
+    _run(body)  # fills the kernel cache where it is cold (that process compiles, starting the target)
+    r = _run(body)
+    assert r["ok"] and r["compiled"] == 0
+    assert not r["target_started"] and not r["scipy_linalg"]
+
+
 # ---- in this process --------------------------------------------------------------------------------
 def test_dir_and_hasattr_list_operators():
     names = dir(jtorch)
