@@ -97,7 +97,11 @@ def _default_call(out_schema: str) -> "tuple[int | None, dict | None]":
     return n, {a.name: a.default_value for a in args[n:]}
 
 
-_ALL_ARRAYS = [(True,) * n for n in range(8)]
+_ALL_ARRAYS = [(True,) * n for n in range(8)]  # shared objects: `is` tells the all-arrays pattern
+
+
+def _all_arrays(n: int) -> tuple[bool, ...]:
+    return _ALL_ARRAYS[n] if n < 8 else (True,) * n
 
 
 def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, make_runner: Callable,
@@ -131,7 +135,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                 if (dev.type != device_type or dt not in _FAST_DTYPES or st != _contiguous(size)
                         or (config.promote_integer_inputs_to_float and not (dt.is_floating_point or dt.is_complex))):
                     return None
-                return dt, _ALL_ARRAYS[len(tensors)]
+                return dt, _all_arrays(len(tensors))
         arrays = [t for t in tensors if t._size or t._device.type != "cpu"]
         a = arrays[0] if arrays else tensors[0]
         size, dt, st, dev = a._size, a.dtype, a._stride, a._device
@@ -201,7 +205,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
             p = plans.get((dt, pattern))
             if p is None:
                 p = plans[(dt, pattern)] = plan(dt, pattern, defaults, config)  # type: ignore[arg-type]
-                if pattern is _ALL_ARRAYS[len(tensors)]:
+                if pattern is _all_arrays(len(tensors)):
                     same_plans[dt] = p
             return dt, pattern, p
         return dt, pattern, plan(dt, pattern, extras, config)
