@@ -23,7 +23,6 @@ import pytest
 import jtorch
 from jtorch import _C
 from jtorch.bindings import _LazyBinding, signatures_by_name
-from jtorch.dispatcher import singleton
 from jtorch.native import registry
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -59,7 +58,6 @@ import json, sys, threading, warnings
 import numpy as np
 import jtorch
 from jtorch import _C, backends
-from jtorch.dispatcher import singleton
 from jtorch.native import registry
 out = {}
 def pending(name):
