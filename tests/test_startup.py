@@ -58,6 +58,7 @@ import json, sys, threading, warnings
 import numpy as np
 import jtorch
 from jtorch import _C, backends
+from jtorch.dispatcher import singleton
 from jtorch.native import registry
 out = {}
 def pending(name):
