@@ -1,7 +1,9 @@
 """jtorch: a PyTorch-compatible eager tensor library.
 
 Every operator call goes through a Python re-implementation of PyTorch's c10 dispatcher
-(`jtorch.dispatcher`, `jtorch.keyset`); kernels are compiled by Numba on first use.
+(`jtorch.dispatcher`, `jtorch.keyset`); kernels are compiled by Numba on first use. Importing
+declares the operators without registering them: an operator is registered with the dispatcher,
+and its bindings (`jtorch.add`, `Tensor.add`, `Tensor.__add__`) generated, on first use.
 """
 from . import _C, dispatcher, keyset, library, tls  # noqa: F401
 from ._ops import ops  # noqa: F401
@@ -29,5 +31,18 @@ from . import native  # noqa: F401,E402
 from . import bindings as _bindings  # noqa: E402
 
 _bindings.install(globals(), Tensor)
-del _bindings
+
+
+def __getattr__(name: str) -> object:
+    """Operator functions (jtorch.add, ...) are generated on first use (PEP 562)."""
+    if name.startswith("__"):
+        raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
+    fn = globals()[name] = _bindings.function_binding(name)
+    return fn
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_bindings.binding_names(method=False)))
+
+
 from .functional import einsum, tensordot  # noqa: F401,E402  (torch.functional's wrappers over the bindings)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes as _dt
-from .native.registry import NativeFunction, declarations
+from .native.registry import NativeFunction, by_binding_name
 from .schema import Argument, SchemaKind, Type
 
 
@@ -107,33 +107,39 @@ def _same_inputs(f: NativeFunction, o: NativeFunction) -> bool:
     return key(f) == key(o)
 
 
-def _python_name(nf: NativeFunction) -> str:
-    return nf.python_name or nf.func.name.name
+def signatures_for(name: str, method: bool) -> list[Signature]:
+    """The signatures of one Python name (out= folded into its functional twin); parses the
+    schemas of that name's declarations only."""
+    variant = "method" if method else "function"
+    nfs = [nf for nf in by_binding_name.get(name, ()) if variant in nf.variants]
+    outs = [nf for nf in nfs if nf.kind() == SchemaKind.out]
+    sigs = []
+    used = set()
+    for nf in nfs:
+        if nf.kind() == SchemaKind.out:
+            continue
+        match = next((o for o in outs if _same_inputs(nf, o)), None)
+        if match is not None:
+            used.add(id(match))
+        sigs.append(_signature(nf, None if method else match, method))
+    for o in outs:
+        if id(o) not in used and not method:
+            sigs.append(_signature(o, None, method))
+    return sigs
+
+
+def binding_names(method: bool) -> list[str]:
+    """Python names that have a binding of this kind (no schema parsed). A method name whose
+    overloads are all out= ones has none; it is found out when its binding is made."""
+    variant = "method" if method else "function"
+    return [name for name, nfs in by_binding_name.items() if any(variant in nf.variants for nf in nfs)]
 
 
 def signatures_by_name(method: bool) -> dict[str, list[Signature]]:
-    """Group declarations into Python names and signatures (out= folded into its functional twin)."""
-    variant = "method" if method else "function"
-    groups: dict[str, list[NativeFunction]] = {}
-    for nf in declarations:
-        if variant in nf.variants or (not method and "function" in nf.variants):
-            groups.setdefault(_python_name(nf), []).append(nf)
+    """Every Python name and its signatures (parses every declaration: for tests and tools)."""
     result: dict[str, list[Signature]] = {}
-    for name, nfs in groups.items():
-        nfs = [nf for nf in nfs if variant in nf.variants]
-        outs = [nf for nf in nfs if nf.kind() == SchemaKind.out]
-        sigs = []
-        used = set()
-        for nf in nfs:
-            if nf.kind() == SchemaKind.out:
-                continue
-            match = next((o for o in outs if _same_inputs(nf, o)), None)
-            if match is not None:
-                used.add(id(match))
-            sigs.append(_signature(nf, None if method else match, method))
-        for o in outs:
-            if id(o) not in used and not method:
-                sigs.append(_signature(o, None, method))
+    for name in binding_names(method):
+        sigs = signatures_for(name, method)
         if sigs:
             result[name] = sigs
     return result
@@ -348,10 +354,49 @@ def _call_expr(sig: Signature, op_var: str, out: bool, index: int = 0) -> str:
     return full
 
 
+# Required arguments whose common values need no conversion: the test that they need none.
+_AS_IS = {"Tensor": "isinstance({v}, _Tensor)", "int": "type({v}) is int", "SymInt": "type({v}) is int",
+          "float": "type({v}) is float", "bool": "type({v}) is bool", "Scalar": "type({v}) in _NUMBERS"}
+
+
+def _direct_call(sig: Signature, method: bool) -> list[str]:
+    """The common call as one line: the first signature's required arguments given positionally,
+    each of a type that needs no conversion, everything else at its default, calls the operator
+    directly (what the full parse would do, as the first signature is tried first)."""
+    if _varargs_index(sig) is not None or len(sig.nf.func.returns) > 1:  # several returns: a wrapped tuple
+        return []
+    required = [p for p in sig.params if not p.has_default]
+    if any(p.kwarg_only or p.arg is None or p.arg.type.is_optional() or p.arg.type.is_list() for p in required):
+        return []
+    if sig.params[:len(required)] != tuple(required):
+        return []
+    rest = sig.params[len(required):]
+    if any(not p.kwarg_only and p.default is not None for p in rest):  # only None passes through as is
+        return []
+    tests = []
+    for j, p in enumerate(required):
+        test = _AS_IS.get(p.arg.type.base_name)
+        if test is None:
+            return []
+        tests.append(test.format(v=f"args[{j}]"))
+    given = {p.arg.name: f"args[{j}]" for j, p in enumerate(required)}
+    args = []
+    for a in sig.nf.func.arguments:  # in the schema's order: a method's self need not come first
+        if a.is_out or a.kwarg_only:
+            continue
+        args.append("self" if method and a.name == "self" else given.get(a.name, "None"))
+    call = ", ".join(args)
+    cond = " and ".join(["not kwargs", f"len(args) == {len(required)}"] + tests)
+    return [f"    if {cond}:", f"        return _op0({call})"]
+
+
 def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = False) -> tuple[str, dict]:
     """Source of one binding and the globals it needs."""
     env: dict[str, Any] = {}
-    lines = [f"def {name}({'self, ' if method else ''}*args, **kwargs):", "    err = None"]
+    lines = [f"def {name}({'self, ' if method else ''}*args, **kwargs):"]
+    if sigs:
+        lines += _direct_call(sigs[0], method)
+    lines.append("    err = None")
     for i, sig in enumerate(sigs):
         binder = f"_bind{i}"
         plist = []
@@ -425,21 +470,58 @@ def build(name: str, sigs: list[Signature], *, method: bool, dunder: bool = Fals
     return fn
 
 
+# ---- installation: every binding is generated on first use --------------------------------------
+class _LazyBinding:
+    """A binding not generated yet, on the Tensor class: the first lookup (`t.add`, `a + b`,
+    `Tensor.add`) generates it and puts it on the class in its place. Dunders must exist on the
+    class itself (Python looks them up on the type), which this does without generating them."""
+
+    __slots__ = ("owner", "name", "make")
+
+    def __init__(self, owner: type, name: str, make: Callable[[], "Callable | None"]) -> None:
+        self.owner, self.name, self.make = owner, name, make
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        fn = self.make()
+        if fn is None:  # declared, but nothing to bind (only out= overloads with a method variant)
+            if self.owner.__dict__.get(self.name) is self:
+                delattr(self.owner, self.name)
+            raise AttributeError(f"'{self.owner.__name__}' object has no attribute '{self.name}'")
+        if self.owner.__dict__.get(self.name) is self:
+            setattr(self.owner, self.name, fn)
+        return fn if obj is None else fn.__get__(obj, cls)
+
+
+def _method(name: str) -> "Callable | None":
+    sigs = signatures_for(name, method=True)
+    return build(name, sigs, method=True) if sigs else None
+
+
+def function_binding(name: str) -> Callable:
+    """jtorch.<name> (the module's __getattr__ makes it on first use)."""
+    sigs = signatures_for(name, method=False) if name in by_binding_name else None
+    if not sigs:
+        raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
+    return build(name, sigs, method=False)
+
+
 def install(module_namespace: dict, tensor_cls: type) -> None:
-    """Generate every binding and put it on the jtorch module and the Tensor class."""
+    """Make the bindings reachable: jtorch.<name> through the module's __getattr__ (see
+    jtorch/__init__.py), Tensor methods and dunders as lazy class attributes. Nothing is parsed
+    or generated here; methods written by hand on the class are kept."""
     from .native.registry import dunders, reflected_dunders
 
-    functions = signatures_by_name(method=False)
-    for name, sigs in functions.items():
-        module_namespace[name] = build(name, sigs, method=False)
-    methods = signatures_by_name(method=True)
-    for name, sigs in methods.items():
-        if name not in tensor_cls.__dict__ or getattr(tensor_cls.__dict__[name], "_jtorch_source", None):
-            setattr(tensor_cls, name, build(name, sigs, method=True))
+    del module_namespace  # functions are found by jtorch.__getattr__ -> function_binding
+    for name in binding_names(method=True):
+        own = tensor_cls.__dict__.get(name)
+        if own is None or getattr(own, "_jtorch_source", None) or isinstance(own, _LazyBinding):
+            setattr(tensor_cls, name, _LazyBinding(tensor_cls, name, lambda name=name: _method(name)))
     for dname, target in dunders.items():
-        setattr(tensor_cls, dname, build(dname, methods[target], method=True, dunder=True))
+        setattr(tensor_cls, dname, _LazyBinding(
+            tensor_cls, dname, lambda d=dname, t=target: build(d, signatures_for(t, True), method=True, dunder=True)))
     for dname, target in reflected_dunders.items():
-        setattr(tensor_cls, dname, build_reflected(dname, functions[target]))
+        setattr(tensor_cls, dname, _LazyBinding(
+            tensor_cls, dname, lambda d=dname, t=target: build_reflected(d, signatures_for(t, False))))
 
 
 def build_reflected(name: str, sigs: list[Signature]) -> Callable:

@@ -88,10 +88,19 @@ _MACHINERY = frozenset(os.path.join(_HERE, *p.split("/")) for p in (
 ))
 
 
+_is_machinery: dict[str, bool] = {}
+
+
 def registration_site(depth_hint: int = 2) -> str:
     """'registered at <file>:<line>' of the first caller outside jtorch's registration machinery."""
     f = sys._getframe(depth_hint)
-    while f is not None and os.path.abspath(f.f_code.co_filename) in _MACHINERY:
+    while f is not None:
+        name = f.f_code.co_filename
+        machinery = _is_machinery.get(name)
+        if machinery is None:  # every declaration asks: remember each file's answer
+            machinery = _is_machinery[name] = os.path.abspath(name) in _MACHINERY
+        if not machinery:
+            break
         f = f.f_back
     if f is None:  # pragma: no cover
         return "registered at <unknown>"
@@ -344,13 +353,81 @@ def _ambiguous_autogradother(entry: OperatorEntry) -> Callable:
 
 
 # ---- the Dispatcher singleton --------------------------------------------------------------------
+class _Operators(dict):
+    """'ns::name.overload' -> OperatorEntry; looking up an operator that was declared lazily
+    (Dispatcher.defer) registers it first, so lookups cannot tell the difference."""
+
+    def __init__(self, dispatcher: "Dispatcher") -> None:
+        super().__init__()
+        self._pending = dispatcher._pending
+        self._resolve = dispatcher.resolve
+
+    def __missing__(self, key: str) -> OperatorEntry:
+        if key in self._pending:
+            self._resolve(key)
+            e = dict.get(self, key)
+            if e is not None:
+                return e
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        if key in self._pending:
+            self._resolve(key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if key in self._pending:
+            self._resolve(key)  # type: ignore[arg-type]
+        return dict.__contains__(self, key)
+
+
 class Dispatcher:
     def __init__(self) -> None:
-        self.operators: dict[str, OperatorEntry] = {}
+        # Lazy registration: 'ns::name.overload' -> a callback that def()s and impl()s it. The
+        # first lookup of the name runs it (a name stays pending until its callback has returned,
+        # so another thread looking it up meanwhile waits on the lock instead of seeing half of it).
+        self._pending: dict[str, Callable[[], None]] = {}
+        self._resolving: set[str] = set()
+        self._declared_order: dict[str, dict[str, int]] = {}  # 'ns::name' -> overload -> position
+        self.operators: dict[str, OperatorEntry] = _Operators(self)
         self.backend_fallbacks: list[AnnotatedKernel | None] = [None] * NUM_RUNTIME_ENTRIES
         self.libraries: dict[str, str] = {}  # namespace -> debug of its DEF library
         self.packets: dict[str, dict[str, None]] = {}  # 'ns::name' -> its defined overload names
         self.lock = threading.RLock()
+
+    # -- lazy registration --
+    def defer(self, name: str, register: Callable[[], None]) -> None:
+        """Register operator `name` ('ns::name.overload') on its first lookup by calling
+        `register()`, which must def() it (and may impl() kernels for it)."""
+        with self.lock:
+            self._pending[name] = register
+            packet, _, overload = name.partition(".")
+            order = self._declared_order.setdefault(packet, {})
+            order.setdefault(overload, len(order))
+
+    def resolve(self, name: str) -> None:
+        """Run the deferred registration of `name` now, if it has one."""
+        with self.lock:
+            register = self._pending.get(name)
+            if register is None or name in self._resolving:
+                return
+            self._resolving.add(name)
+            try:
+                register()
+            finally:
+                self._resolving.discard(name)
+                self._pending.pop(name, None)
+
+    def resolve_packet(self, packet: str) -> None:
+        """Register every deferred overload of 'ns::name'."""
+        order = self._declared_order.get(packet)
+        if order:
+            for overload in list(order):
+                self.resolve(f"{packet}.{overload}" if overload else packet)
+
+    def resolve_all(self) -> None:
+        for name in list(self._pending):
+            self.resolve(name)
 
     # -- lookup --
     def find_op(self, name: str) -> OperatorEntry | None:
@@ -367,7 +444,7 @@ class Dispatcher:
 
     def _entry(self, name: OperatorName) -> OperatorEntry:
         key = str(name)
-        e = self.operators.get(key)
+        e = self.operators.get(key)  # a lazily declared operator is registered first
         if e is None:
             e = OperatorEntry(name)
             e.update_all(self)
@@ -375,13 +452,22 @@ class Dispatcher:
         return e
 
     def overload_names(self, packet: str) -> list[str]:
-        """Defined overloads of 'ns::name' ('' for the default overload), in definition order."""
+        """Defined overloads of 'ns::name' ('' for the default overload), in definition order
+        (declaration order for lazily declared ones, whichever was registered first)."""
+        self.resolve_packet(packet)
         with self.lock:
-            return list(self.packets.get(packet, ()))
+            names = list(self.packets.get(packet, ()))
+            order = self._declared_order.get(packet)
+        if order:
+            names.sort(key=lambda n: order.get(n, len(order)))
+        return names
 
     def all_op_names(self) -> list[str]:
+        """Every defined operator, those declared lazily and not registered yet included."""
         with self.lock:  # other threads may be registering operators right now
-            return [n for n, e in self.operators.items() if e.schema is not None]
+            names = [n for n, e in dict.items(self.operators) if e.schema is not None]
+            known = set(names)
+            return names + [n for n in self._pending if n not in known]
 
     # -- registration (each returns an undo callable, like RegistrationHandleRAII) --
     def register_library(self, ns: str, debug: str) -> Callable[[], None]:

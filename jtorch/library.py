@@ -5,7 +5,6 @@ RegistrationHandleRAII) so `_destroy()` restores the dispatcher exactly.
 """
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import Any, Callable
 
@@ -16,7 +15,9 @@ from .schema import FunctionSchema, OperatorName
 __all__ = ["Library", "fallthrough_kernel", "impl", "define"]
 
 _KINDS = ("DEF", "IMPL", "FRAGMENT")
-_lock = threading.Lock()
+# The dispatcher's own (reentrant) lock: a lookup may register a lazily declared operator
+# (Dispatcher.defer) while holding it, and that registration comes back through a Library.
+_lock = singleton.lock
 
 
 def _run_undos(undos: list[Callable[[], None]]) -> None:
@@ -60,7 +61,12 @@ class Library:
         self._check_alive()
         if alias_analysis not in ("", "FROM_SCHEMA", "CONSERVATIVE"):
             raise RuntimeError(f"Invalid alias_analysis type {alias_analysis}")
-        parsed = FunctionSchema.parse(schema)
+        return self._define_parsed(FunctionSchema.parse(schema), registration_site())
+
+    def _define_parsed(self, parsed: FunctionSchema, site: str) -> str:
+        """define() of a parsed schema, with the registration site already known (jtorch's lazily
+        registered declarations record where they were declared)."""
+        self._check_alive()
         if self.kind == "IMPL":
             raise RuntimeError(
                 f'def("{parsed.name.name}"): Cannot define an operator inside of a TORCH_LIBRARY_IMPL block.  '
@@ -79,7 +85,7 @@ class Library:
                 f"at {self._debug})"
             )
         with _lock:
-            self._undos.append(singleton.register_def(parsed, registration_site()))
+            self._undos.append(singleton.register_def(parsed, site))
         self._op_defs.add(f"{self.ns}::{parsed.name.name}")
         _refresh_ops(self.ns, parsed.name.name)
         return parsed.name.name
@@ -95,7 +101,7 @@ class Library:
         return OperatorName(ns, base, overload)
 
     def impl(self, op_name: Any, fn: Callable, dispatch_key: str = "", *, with_keyset: bool = False,
-             _raw_keyset: bool = False) -> None:
+             _raw_keyset: bool = False, _site: str | None = None) -> None:
         """Register `fn` for `op_name` at `dispatch_key` (default: the library's key, else
         CompositeImplicitAutograd). `with_keyset=True` passes the current DispatchKeySet first."""
         self._check_alive()
@@ -103,7 +109,7 @@ class Library:
             raise TypeError(f"Input function is required to be a callable but found type {type(fn)}")
         key = _key(dispatch_key or self.dispatch_key or "CompositeImplicitAutograd")
         name = self._resolve(op_name)
-        kernel = make_kernel(fn, registration_site(), with_keyset=with_keyset, raw_keyset=_raw_keyset)
+        kernel = make_kernel(fn, _site or registration_site(), with_keyset=with_keyset, raw_keyset=_raw_keyset)
         with _lock:
             self._undos.append(singleton.register_impl(name, key, kernel))
 

@@ -29,7 +29,7 @@ from numba.extending import overload, register_jitable
 
 from .cpu import fastmath
 from .cpu.codegen import jit_import
-from .scalar_unary import like, log1p_any
+from .jmath import like, log1p as log1p_any
 
 _NUMPY_MODEL = {"error_model": "numpy"}
 

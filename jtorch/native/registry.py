@@ -1,15 +1,24 @@
 """Operator declarations: jtorch's native_functions.yaml, written as Python.
 
-`declare(schema, variants=..., ...)` parses the schema, defines the operator in the `aten`
-namespace, and records a NativeFunction; `.impl(key)` registers a kernel for it. The Python
-bindings (`jtorch.add`, `Tensor.add`, `Tensor.__add__`, ...) are generated from the recorded
-declarations by jtorch.bindings, never written by hand.
+`declare(schema, variants=..., ...)` records a NativeFunction; `.impl(key)` registers a kernel for
+it. The Python bindings (`jtorch.add`, `Tensor.add`, `Tensor.__add__`, ...) are generated from the
+recorded declarations by jtorch.bindings, never written by hand.
+
+Declaring is cheap and registering is lazy: `declare` does not parse the schema or touch the
+dispatcher. It hands the dispatcher a callback (`Dispatcher.defer`) that parses the schema, def()s
+the operator in the `aten` namespace and registers every kernel declared for it, in declaration
+order, the first time anything looks the operator up (`jtorch.ops.aten.add`, a binding, `_C`'s
+dump functions, a library registering for it). Start-up thus does not grow with the number of
+operators; what the dispatcher shows once an operator is registered is what an eager registration
+shows, `registered at` lines included (the declaration site is recorded when it is declared).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..dispatcher import registration_site, singleton
 from ..library import Library
 from ..schema import FunctionSchema, SchemaKind
 
@@ -17,32 +26,62 @@ aten_lib = Library("aten", "DEF")
 _impl_libs: dict[str, Library] = {}
 
 VARIANTS = frozenset({"function", "method"})
+_SELF = re.compile(r"[ )]self\b")
+
+# make(dispatch_key, backend or None for Meta) -> kernel: a kernel generated per backend
+KernelFactory = Callable[[str, Any], Callable]
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class NativeFunction:
-    """One overload: its schema and how it is exposed to Python."""
+    """One overload: its schema and how it is exposed to Python. `func` (the parsed schema) is
+    parsed on first use."""
 
-    func: FunctionSchema
+    schema: str
     variants: frozenset[str]
     python_name: str | None = None       # the binding's name when it differs from the operator's
     allow_numbers_as_tensors: bool = False  # Tensor arguments after `self` accept Python numbers
     structured: bool = False
     structured_delegate: str | None = None
-    kernels: dict = field(default_factory=dict, compare=False)  # dispatch key -> kernel (for reading)
+    kernels: dict = field(default_factory=dict)  # dispatch key -> kernel (for reading)
+    site: str = ""                       # 'registered at <file>:<line>' of the declaration
+    # (key, kernel, site) or (None, factory, site) registrations waiting for the operator's def;
+    # None once the operator is registered with the dispatcher.
+    _deferred: list | None = field(default_factory=list, repr=False)
+    _func: FunctionSchema | None = field(default=None, repr=False)
+    name: str = field(init=False)  # the overload name as in jtorch.ops: 'add.Tensor', 'neg'
 
     def __post_init__(self) -> None:
+        if isinstance(self.schema, FunctionSchema):  # a parsed schema is taken as is
+            self._func, self.schema = self.schema, str(self.schema)
+        n = self.schema[: self.schema.find("(")]
+        self.name = n.split("::", 1)[1] if "::" in n else n
         bad = self.variants - VARIANTS
         if bad:
-            raise ValueError(f"{self.func.name}: unknown variants {sorted(bad)}")
-        if "method" in self.variants and not any(a.name == "self" for a in self.func.arguments):
-            raise ValueError(f"{self.func.name}: a method variant needs a 'self' argument")
+            raise ValueError(f"{self.name}: unknown variants {sorted(bad)}")
+        if "method" in self.variants and not _SELF.search(self.schema[: self.schema.rfind(" -> ")]):
+            raise ValueError(f"{self.name}: a method variant needs a 'self' argument")
 
     @property
-    def name(self) -> str:
-        """The overload name as in jtorch.ops: 'add.Tensor', 'empty.memory_format', 'neg'."""
-        n = self.func.name
-        return f"{n.name}.{n.overload_name}" if n.overload_name else n.name
+    def func(self) -> FunctionSchema:
+        f = self._func
+        if f is None:
+            f = self._func = FunctionSchema.parse(self.schema)
+        return f
+
+    @property
+    def base_name(self) -> str:
+        """The operator name without overload: 'add', 'add_'."""
+        return self.name.partition(".")[0]
+
+    @property
+    def binding_name(self) -> str:
+        """The Python name of its bindings: python_name, else the operator name."""
+        return self.python_name or self.base_name
+
+    @property
+    def qualified_name(self) -> str:
+        return "aten::" + self.name
 
     @property
     def op(self) -> Any:
@@ -51,20 +90,26 @@ class NativeFunction:
         if op is None:
             from .._ops import ops
 
-            n = self.func.name
-            op = _op_cache[self.name] = getattr(getattr(ops.aten, n.name), n.overload_name or "default")
+            base, _, overload = self.name.partition(".")
+            op = _op_cache[self.name] = getattr(getattr(ops.aten, base), overload or "default")
         return op
+
+    @property
+    def registered(self) -> bool:
+        """Whether the dispatcher knows the operator yet (declarations register on first use)."""
+        return self._deferred is None
 
     def impl(self, *keys: str) -> Callable[[Callable], Callable]:
         """Decorator: register the function as this operator's kernel for each dispatch key."""
 
         def register(fn: Callable) -> Callable:
+            site = registration_site()
             for key in keys:
-                lib = _impl_libs.get(key)
-                if lib is None:
-                    lib = _impl_libs[key] = Library("aten", "IMPL", key)
-                lib.impl(self.name, fn, key)
                 self.kernels[key] = fn
+                if self._deferred is not None:
+                    self._deferred.append((key, fn, site))
+                else:
+                    _register_impl(self, key, fn, site)
             return fn
 
         return register
@@ -72,11 +117,17 @@ class NativeFunction:
     def impl_backends(self, fn: Callable) -> Callable:
         """Decorator: register a backend-neutral kernel (one that reaches data only through the
         backends' stubs) for Meta and for every backend, including those registered later."""
-        from ..backends import on_backend
-
-        self.impl("Meta")(fn)
-        on_backend(lambda b: self.impl(b.dispatch_key)(fn))
+        self.impl_per_backend(lambda key, backend: fn, _site=registration_site())
         return fn
+
+    def impl_per_backend(self, make: KernelFactory, *, _site: str | None = None) -> None:
+        """Register `make(key, backend)` for Meta (backend None) and for every backend, including
+        those registered later. Kernels are made when the operator is registered (first use)."""
+        site = _site or registration_site()
+        if self._deferred is not None:
+            self._deferred.append((None, make, site))
+        else:
+            _register_per_backend(self, make, site)
 
     def kind(self) -> SchemaKind:
         return self.func.kind()
@@ -85,13 +136,20 @@ class NativeFunction:
 _op_cache: dict[str, Any] = {}
 declarations: list[NativeFunction] = []
 by_name: dict[str, NativeFunction] = {}
+by_binding_name: dict[str, list[NativeFunction]] = {}  # python name -> its overloads, in declaration order
 dunders: dict[str, str] = {}  # Tensor.__add__ -> the method binding it uses ("add")
 # Tensor.__rsub__ -> the function binding it calls with the operands swapped ("sub"): `2 - t`
 reflected_dunders: dict[str, str] = {}
 
 
 def _variants(spec: str) -> frozenset[str]:
-    return frozenset(v.strip() for v in spec.split(",") if v.strip())
+    v = _variant_sets.get(spec)
+    if v is None:
+        v = _variant_sets[spec] = frozenset(v.strip() for v in spec.split(",") if v.strip())
+    return v
+
+
+_variant_sets: dict[str, frozenset[str]] = {}
 
 
 def declare(
@@ -108,18 +166,22 @@ def declare(
 
     `dunder` names Tensor dunder methods that use this overload's method binding (for example
     "__add__ __radd__"); they return NotImplemented where the method would raise TypeError.
+    The operator is registered with the dispatcher on first use (see the module doc).
     """
-    parsed = FunctionSchema.parse(schema)
-    nf = NativeFunction(parsed, _variants(variants), python_name, numbers_as_tensors, structured, structured_delegate)
-    aten_lib.define(schema)
+    nf = NativeFunction(schema, _variants(variants), python_name, numbers_as_tensors, structured,
+                        structured_delegate, site=registration_site())
+    name = nf.name
+    prev = by_name.get(name)
+    if prev is not None:  # report the duplicate def now, as an eager registration would
+        materialize(prev)
+        _materialize(nf)
     declarations.append(nf)
-    by_name[nf.name] = nf
-    if _needs_backend_select(parsed):
-        nf.impl("BackendSelect")(_backend_select_kernel(nf))
-    if any(a.annotation is not None and a.annotation.is_write for a in parsed.arguments):
-        _register_inplace_or_view(nf)
+    by_name[name] = nf
+    binding = python_name or name.partition(".")[0]
+    by_binding_name.setdefault(binding, []).append(nf)
     for d in dunder.split():
-        dunders[d] = nf.python_name or parsed.name.name
+        dunders[d] = binding
+    singleton.defer("aten::" + name, lambda: _materialize(nf))
     return nf
 
 
@@ -128,6 +190,65 @@ def reflect_dunder(dunder: str, python_name: str) -> None:
     function binding `python_name(other, self)`, a Python number `other` taken as a wrapped number
     (torch's Tensor.__rsub__ / __rpow__ / __rmod__ ... in torch/_tensor.py)."""
     reflected_dunders[dunder] = python_name
+
+
+def materialize(nf: NativeFunction) -> None:
+    """Register a declared operator with the dispatcher now (a no-op once it is)."""
+    if nf._deferred is not None:
+        singleton.resolve(nf.qualified_name)
+
+
+def materialize_all() -> None:
+    """Register every declared operator now (tests, and tools that walk the dispatcher)."""
+    for nf in list(declarations):
+        materialize(nf)
+
+
+def _materialize(nf: NativeFunction) -> None:
+    """The deferred registration: def, the generated BackendSelect / ADInplaceOrView kernels, then
+    the kernels declared for it, in the order they were declared."""
+    deferred, parsed = nf._deferred, nf.func
+    if deferred is None:
+        return
+    nf._deferred = None
+    aten_lib._define_parsed(parsed, nf.site)
+    if _needs_backend_select(parsed):
+        _register_impl(nf, "BackendSelect", _backend_select_kernel(nf), nf.site)
+    if any(a.annotation is not None and a.annotation.is_write for a in parsed.arguments):
+        _register_inplace_or_view(nf)
+    for key, fn, site in deferred:
+        if key is None:
+            _register_per_backend(nf, fn, site)
+        else:
+            _register_impl(nf, key, fn, site)
+
+
+def _impl_lib(key: str) -> Library:
+    lib = _impl_libs.get(key)
+    if lib is None:
+        lib = _impl_libs[key] = Library("aten", "IMPL", key)
+    return lib
+
+
+def _register_impl(nf: NativeFunction, key: str, fn: Callable, site: str | None, raw_keyset: bool = False) -> None:
+    _impl_lib(key).impl(nf.name, fn, key, _raw_keyset=raw_keyset, _site=site)
+
+
+def _register_per_backend(nf: NativeFunction, make: KernelFactory, site: str) -> None:
+    from ..backends import on_backend
+
+    fn = make("Meta", None)
+    nf.kernels["Meta"] = fn
+    _register_impl(nf, "Meta", fn, site)
+    now = [True]  # backends registered already take the declaration's site, later ones their own
+
+    def register(b: Any) -> None:
+        k = make(b.dispatch_key, b)
+        nf.kernels[b.dispatch_key] = k
+        _register_impl(nf, b.dispatch_key, k, site if now[0] else None)
+
+    on_backend(register)
+    now[0] = False
 
 
 def _needs_backend_select(schema: FunctionSchema) -> bool:
@@ -202,7 +323,4 @@ def _register_inplace_or_view(nf: NativeFunction) -> None:
                     t._vc.value += 1
         return result
 
-    lib = _impl_libs.get("ADInplaceOrView")
-    if lib is None:
-        lib = _impl_libs["ADInplaceOrView"] = Library("aten", "IMPL", "ADInplaceOrView")
-    lib.impl(nf.name, ad_inplace_or_view, "ADInplaceOrView", _raw_keyset=True)
+    _register_impl(nf, "ADInplaceOrView", ad_inplace_or_view, nf.site, raw_keyset=True)

@@ -5,9 +5,8 @@ PyTorch's generated RegisterCPU.cpp / RegisterMeta.cpp).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-from .. import backends as _backends
 from ..structured.meta import MetaBase
 from ..structured.structured import (FastPath, Impl, Meta, functional_kernel, inplace_kernel, make_binder,
                                      out_kernel)
@@ -50,8 +49,6 @@ def structured(
     """
     out_nf = declare(out, variants="function", numbers_as_tensors=numbers_as_tensors, structured=True,
                      python_name=python_name)
-    bind = make_binder(out_nf.func)
-    out_names = tuple(a.name for a in out_nf.func.arguments if a.is_out)
     f_nf = i_nf = None
     if functional is not None:
         f_nf = declare(functional, variants=variants, numbers_as_tensors=numbers_as_tensors,
@@ -62,16 +59,29 @@ def structured(
     family = StructuredFamily(out_nf, f_nf, i_nf)
     families.append(family)
 
-    def register(key: str, backend: Any, impl_: Impl | None) -> None:
-        out_nf.impl(key)(out_kernel(bind, meta, impl_, context, backend, out_names))
-        for nf, make, kind in ((f_nf, functional_kernel, "functional"), (i_nf, inplace_kernel, "inplace")):
-            if nf is None:
-                continue
-            k = make(bind, meta, impl_, context, backend)
-            if fast_path is not None and backend is not None:
-                k = fast_path(kind, bind, k, backend) or k
-            nf.impl(key)(k)
+    # Kernels are made per backend when an operator of the family is first used (registry's lazy
+    # registration); the binder, shared by the three, when the first of them is.
+    made: list = []
 
-    register("Meta", None, None)
-    _backends.on_backend(lambda b: register(b.dispatch_key, b, impl))
+    def bind() -> Callable:
+        if not made:
+            made.append(make_binder(out_nf.func))
+        return made[0]
+
+    def make_out(key: str, backend: Any) -> Callable:
+        out_names = tuple(a.name for a in out_nf.func.arguments if a.is_out)
+        return out_kernel(bind(), meta, impl if backend is not None else None, context, backend, out_names)
+
+    out_nf.impl_per_backend(make_out)
+    for nf, make, kind in ((f_nf, functional_kernel, "functional"), (i_nf, inplace_kernel, "inplace")):
+        if nf is None:
+            continue
+
+        def make_kernel(key: str, backend: Any, make: Callable = make, kind: str = kind) -> Callable:
+            k = make(bind(), meta, impl if backend is not None else None, context, backend)
+            if fast_path is not None and backend is not None:
+                k = fast_path(kind, bind(), k, backend) or k
+            return k
+
+        nf.impl_per_backend(make_kernel)
     return family

@@ -52,8 +52,13 @@ def elementwise_kernels(
     """
     if select is None:
         assert scalar is not None
-        names = tuple(list(inspect.signature(scalar).parameters)[_n_tensor_params(out):])
-        select = lambda extras, _r=(scalar, names): _r  # noqa: E731
+        fixed: list = []
+
+        def select(extras: dict) -> "tuple[Callable, tuple[str, ...]]":
+            # the names are read off the schema and the scalar function on first use (start-up)
+            if not fixed:
+                fixed.append((scalar, tuple(list(inspect.signature(scalar).parameters)[_n_tensor_params(out):])))
+            return fixed[0]
     config_of = (lambda extras: config) if isinstance(config, TensorIteratorConfig) else config
 
     def meta(it: TensorIterator, tensors: list, extras: dict) -> None:
@@ -74,23 +79,63 @@ def elementwise_kernels(
         runner = backend.stubs.get("elementwise_contiguous")
         if runner is None:
             return None
+        lead, defaults = _default_call(out)
         return _fast_path(kind, bind, generic, backend.device_type, runner, config_of, select, check, prepare,
-                          dispatch_check)
+                          dispatch_check, lead, defaults)
 
     return meta, impl, fast
 
 
+def _default_call(out_schema: str) -> "tuple[int | None, dict | None]":
+    """(n, extras) when a call with just the n leading tensor arguments, positionally, leaves every
+    other argument at its default (`add(a, b)`: alpha=1), else (None, None)."""
+    args = [a for a in FunctionSchema.parse(out_schema).arguments if not a.is_out]
+    tensors = [a for a in args if a.type.base_name == "Tensor" and not a.type.is_list()]
+    n = len(tensors)
+    if args[:n] != tensors or any(a.kwarg_only for a in tensors) or any(a.default is None for a in args[n:]):
+        return None, None
+    return n, {a.name: a.default_value for a in args[n:]}
+
+
+_ALL_ARRAYS = [(True,) * n for n in range(8)]  # shared objects: `is` tells the all-arrays pattern
+
+
+def _all_arrays(n: int) -> tuple[bool, ...]:
+    return _ALL_ARRAYS[n] if n < 8 else (True,) * n
+
+
 def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, make_runner: Callable,
                config_of: Callable[[dict], TensorIteratorConfig], select: Select, check: Check | None,
-               prepare: Prepare | None, dispatch_check: Check | None) -> Callable:
+               prepare: Prepare | None, dispatch_check: Check | None, lead: int | None,
+               defaults: dict | None) -> Callable:
     """TensorIterator's fast set-up as straight-line code: every tensor on this backend's device,
     contiguous, of one shape and one computable dtype; CPU scalars only where the result type is
     the arrays' dtype. Anything else takes the full build. The backend's `elementwise_contiguous`
-    stub makes the runner that touches the data."""
+    stub makes the runner that touches the data.
+
+    A call that leaves every non-tensor argument at its default (`a + b`: alpha=1) skips the
+    argument binder, and its checks, scalar-function choice and converted extras are made once
+    per (dtype, operand pattern): checks and selection are functions of the dtype and the
+    extras only."""
     runners: dict = {}
+    plans: dict = {}  # (dtype, pattern) -> (runner, extras in the compute dtype, output dtype): default calls
+    same_plans: dict = {}  # dtype -> plan, default calls whose operands are all arrays alike
+    default_config: list = []  # config_of(defaults), made on first use
 
     def fits(tensors: list, config: TensorIteratorConfig) -> "tuple[_dt.dtype, tuple[bool, ...]] | None":
-        """(compute dtype, which inputs are arrays) when the fast set-up applies, else None."""
+        """(compute dtype, which inputs are arrays) when the fast set-up applies, else None.
+        Raises AttributeError for an operand that is not a tensor (an absent optional one)."""
+        a = tensors[0]
+        size, dt, st, dev = a._size, a.dtype, a._stride, a._device
+        if size:  # the common case: the first operand is an array; are they all arrays alike?
+            for t in tensors:
+                if t._size != size or t.dtype is not dt or t._device is not dev or t._stride != st:
+                    break
+            else:
+                if (dev.type != device_type or dt not in _FAST_DTYPES or st != _contiguous(size)
+                        or (config.promote_integer_inputs_to_float and not (dt.is_floating_point or dt.is_complex))):
+                    return None
+                return dt, _all_arrays(len(tensors))
         arrays = [t for t in tensors if t._size or t._device.type != "cpu"]
         a = arrays[0] if arrays else tensors[0]
         size, dt, st, dev = a._size, a.dtype, a._stride, a._device
@@ -109,54 +154,124 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
             return None
         return dt, pattern
 
-    def run(tensors: list, extras: dict, out: Tensor, dt: _dt.dtype, pattern: tuple) -> None:
-        fn, names = select(extras)
-        r = runners.get((fn, pattern))
-        if r is None:
-            r = runners[(fn, pattern)] = make_runner(fn, pattern, len(names))
-        r(out, tensors, dt, [to_compute(dt, extras[n]) for n in names])
-
-    def checks(dt: _dt.dtype, extras: dict) -> None:
+    def plan(dt: _dt.dtype, pattern: tuple, extras: dict, config: TensorIteratorConfig) -> tuple:
         if check is not None:
             check(dt, extras)
         if dispatch_check is not None:
             dispatch_check(dt, extras)
+        fn, names = select(extras)
+        r = runners.get((fn, pattern))
+        if r is None:
+            r = runners[(fn, pattern)] = make_runner(fn, pattern, len(names))
+        return r, [to_compute(dt, extras[n]) for n in names], config.static_dtype or dt
 
+    def bound(args: tuple, kwargs: dict, mode: int, provided: Any) -> "tuple[list, dict | None]":
+        """(tensors, extras), extras None for a default call that `prepare` left alone."""
+        if lead is not None and not kwargs and len(args) == lead:
+            tensors, extras = list(args), None
+        else:
+            tensors, extras = bind(*args, **kwargs)
+        if prepare is not None:
+            e = dict(defaults) if extras is None else extras  # type: ignore[arg-type]
+            tensors = prepare(tensors, e, mode, provided)
+            if extras is None and e != defaults:
+                extras = e
+        return tensors, extras
+
+    def setup(tensors: list, extras: "dict | None", self: Any = None) -> "tuple | None":
+        """(dtype, pattern, plan) when the fast set-up applies, else None. An in-place call (self
+        given) also needs the result dtype to be self's, self to be an array, and no other
+        operand sharing its storage (the full build checks the overlap, before any check)."""
+        if extras is None:
+            if not default_config:
+                default_config.append(config_of(defaults))  # type: ignore[arg-type]
+            config = default_config[0]
+        else:
+            config = config_of(extras)
+        try:
+            f = fits(tensors, config)
+        except AttributeError:  # an absent optional tensor
+            return None
+        if f is None:
+            return None
+        dt, pattern = f
+        if self is not None:
+            if dt is not self.dtype or not pattern[0] or config.static_dtype not in (None, dt):
+                return None
+            for t in tensors:
+                if t is not self and t._storage is self._storage:
+                    return None
+        if extras is None:
+            p = plans.get((dt, pattern))
+            if p is None:
+                p = plans[(dt, pattern)] = plan(dt, pattern, defaults, config)  # type: ignore[arg-type]
+                if pattern is _all_arrays(len(tensors)):
+                    same_plans[dt] = p
+            return dt, pattern, p
+        return dt, pattern, plan(dt, pattern, extras, config)
+
+    direct = lead is not None and prepare is None
     if kind == "functional":
         def functional(*args: Any, **kwargs: Any) -> Any:
-            tensors, extras = bind(*args, **kwargs)
-            if prepare is not None:
-                tensors = prepare(tensors, extras, FUNCTIONAL, None)
-            config = config_of(extras)
-            f = fits(tensors, config) if all(type(t) is Tensor for t in tensors) else None
+            if direct and not kwargs and len(args) == lead:
+                # the commonest call, straight: default extras, operands all arrays alike
+                try:
+                    a = args[0]
+                    size, dt, st, dev = a._size, a.dtype, a._stride, a._device
+                    for t in args:
+                        if t._size != size or t.dtype is not dt or t._device is not dev or t._stride != st:
+                            break
+                    else:
+                        p = same_plans.get(dt)
+                        if p is not None and size and dev.type == device_type and st == _contiguous(size):
+                            runner, cextras, out_dt = p
+                            n = a.numel()
+                            out = Tensor._make(new_storage(n, out_dt, dev), size, st, 0, out_dt, dev)
+                            if n:
+                                runner(out, args, dt, cextras)
+                            return out
+                except AttributeError:  # an absent optional tensor
+                    pass
+            tensors, extras = bound(args, kwargs, FUNCTIONAL, None)
+            f = setup(tensors, extras)
             if f is None:
                 return generic(*args, **kwargs)
-            dt, pattern = f
-            checks(dt, extras)
-            a = tensors[pattern.index(True)] if True in pattern else tensors[0]
-            out_dt = config.static_dtype or dt
+            dt, pattern, (runner, cextras, out_dt) = f
+            a = tensors[pattern.index(True)] if pattern[0] is not True and True in pattern else tensors[0]
+            dev, size = a._device, a._size
             n = a.numel()
-            out = Tensor._make(new_storage(n, out_dt, a._device), a._size, a._stride, 0, out_dt, a._device)
+            out = Tensor._make(new_storage(n, out_dt, dev), size, a._stride, 0, out_dt, dev)
             if n:
-                run(tensors, extras, out, dt, pattern)
+                runner(out, tensors, dt, cextras)
             return out
 
         return functional
 
     def inplace(self: Any, *args: Any, **kwargs: Any) -> Any:
-        tensors, extras = bind(self, *args, **kwargs)
-        if prepare is not None:
-            tensors = prepare(tensors, extras, INPLACE, self)
-        config = config_of(extras)
-        f = (fits(tensors, config) if all(type(t) is Tensor for t in tensors)
-             and config.static_dtype in (None, self.dtype) else None)
-        if (f is None or not f[1][0] or f[0] is not self.dtype
-                or any(t is not self and t._storage is self._storage for t in tensors[1:])):
+        if direct and not kwargs and len(args) + 1 == lead:
+            # the commonest call, straight: default extras, operands all arrays alike, no aliasing
+            try:
+                size, dt, st, dev, storage = self._size, self.dtype, self._stride, self._device, self._storage
+                for t in args:
+                    if (t._size != size or t.dtype is not dt or t._device is not dev or t._stride != st
+                            or t._storage is storage):
+                        break
+                else:
+                    p = same_plans.get(dt)
+                    if (p is not None and p[2] is dt and size and dev.type == device_type
+                            and st == _contiguous(size)):
+                        if self.numel():
+                            p[0](self, (self,) + args, dt, p[1])
+                        return self
+            except AttributeError:  # an absent optional tensor
+                pass
+        tensors, extras = bound((self,) + args, kwargs, INPLACE, self)
+        f = setup(tensors, extras, self)
+        if f is None:
             return generic(self, *args, **kwargs)
-        dt, pattern = f
-        checks(dt, extras)
+        dt, pattern, (runner, cextras, _) = f
         if self.numel():
-            run(tensors, extras, self, dt, pattern)
+            runner(self, tensors, dt, cextras)
         return self
 
     return inplace

@@ -155,7 +155,53 @@ class GuardedFunctionCache(FunctionCache):
 
 
 class _GeneratedFunctionCache(GuardedFunctionCache):
+    """Loading a cached generated kernel starts only what its object code links against.
+
+    Numba's FunctionCache.load_overload first runs the CPU target's full start (`refresh()`:
+    some 250 modules of implementations, and with SciPy installed an import of scipy.linalg to
+    probe for BLAS), 150-350 ms of a fresh process's first operator call. Rebuilding cached code
+    needs none of it, only the LLVM symbols the object code references: Numba's C helpers and
+    math (there once its CPU context exists), the NRT, and where the object code names them, the
+    threading layer's and the hash secret's. A compilation still starts the target in full
+    (Numba's CompilerBase does)."""
+
     _impl_class = _BesideSourceImpl
+
+    def load_overload(self, sig, target_context):  # type: ignore[override]
+        try:
+            if not self._enabled:
+                return None
+            from numba.core.runtime import rtsys
+
+            rtsys.initialize(target_context)
+            with self._guard_against_spurious_io_errors():
+                data = self._cache_file.load(self._index_key(sig, target_context.codegen()))
+                if data is None:
+                    return None
+                _register_symbols(data)
+                return self._impl.rebuild(target_context, data)
+        except Exception:  # anything unexpected: Numba's own way, full start and all
+            return super().load_overload(sig, target_context)
+
+
+# Symbols registered on demand by Numba modules that its full start imports (the rest: above).
+_THREADING_SYMBOLS = (b"numba_parallel_for", b"do_scheduling", b"allocate_sched", b"get_num_threads",
+                      b"set_num_threads", b"get_thread_id", b"parallel_chunksize", b"get_sched_size")
+
+
+def _register_symbols(data: tuple) -> None:
+    """Make the symbols that cached code (CompileResult._reduce's payload) links against known."""
+    try:
+        obj = data[0][2][0]  # libdata = (name, "object", (object code, bitcode))
+        assert isinstance(obj, bytes)
+    except Exception:
+        obj = b"".join(_THREADING_SYMBOLS) + b"_numba_hashsecret_"  # unknown layout: register all
+    if any(s in obj for s in _THREADING_SYMBOLS):
+        from numba.np.ufunc.parallel import _launch_threads
+
+        _launch_threads()
+    if b"_numba_hashsecret_" in obj:
+        import numba.cpython.hashing  # noqa: F401  (registers the hash secret at import)
 
 
 def _attach(dispatcher, cache_class):
