@@ -11,15 +11,17 @@ plain bindings `jtorch.einsum` / `jtorch.tensordot` with these functions.
 """
 from __future__ import annotations
 
-import sys
+import functools
 from typing import Any
 
+from . import bindings
 from .tensor import Tensor
 
-# The generated bindings (torch's _VF.einsum / _VF.tensordot), taken before they are replaced.
-_package = sys.modules[__name__.rpartition(".")[0]]
-_VF_einsum = _package.einsum
-_VF_tensordot = _package.tensordot
+
+@functools.lru_cache(maxsize=None)
+def _vf(name: str) -> Any:
+    """The generated binding (torch's _VF.<name>), made on first use like every binding."""
+    return bindings.function_binding(name)
 
 
 def _parse_subscript(n: Any) -> str:
@@ -48,7 +50,7 @@ def einsum(*args: Any) -> Tensor:
         equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):  # the old list-of-operands form
         return einsum(equation, *operands[0])
-    return _VF_einsum(equation, operands)
+    return _vf("einsum")(equation, operands)
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: "Tensor | None" = None) -> Tensor:
@@ -77,5 +79,5 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: "Tensor | None" = None) 
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
     if out is None:
-        return _VF_tensordot(a, b, dims_a, dims_b)
-    return _VF_tensordot(a, b, dims_a, dims_b, out=out)
+        return _vf("tensordot")(a, b, dims_a, dims_b)
+    return _vf("tensordot")(a, b, dims_a, dims_b, out=out)
