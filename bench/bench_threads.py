@@ -20,6 +20,7 @@ up under load first (that is when the serial fallback learns). GC is off while t
     python bench/bench_threads.py              # this module alone (writes results-threads.json)
     BENCH_QUICK=1 python bench/bench_threads.py
     BENCH_NO_FALLBACK=1 ...                    # measure without the busy-machine fallback
+    BENCH_CHUNKS_PER_THREAD=4 ...              # measure more chunks than threads
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from bench_elementwise import to_jtorch  # noqa: E402  (bench/ is on sys.path wh
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 NO_FALLBACK = bool(os.environ.get("BENCH_NO_FALLBACK"))
+PER_THREAD = int(os.environ.get("BENCH_CHUNKS_PER_THREAD", "1"))
 REPEATS = 3
 REPEAT_S = 0.15 if QUICK else 0.6    # seconds of each library's calls per repeat
 BATCH_S = 0.004                      # seconds per batch of calls within a round
@@ -120,12 +122,17 @@ def _cell(ts: list[float], nbytes: int | None = None) -> dict:
 
 def _late() -> int:
     from jtorch.kernels.cpu import threads
-    return threads.late_launches
+    return getattr(threads, "late_launches", 0)
+
+
+def _reset() -> None:
+    from jtorch.kernels.cpu import threads
+    if hasattr(threads, "reset"):  # each row starts with no serial period
+        threads.reset()
 
 
 def _add_row(n: int, busy: int, rng: np.random.Generator) -> dict:
     """`a + b` on n float32: jtorch vs NumPy, `busy` spinning processes beside."""
-    from jtorch.kernels.cpu import threads
     a = rng.standard_normal(n, dtype=np.float32)
     b = rng.standard_normal(n, dtype=np.float32)
     ja, jb = to_jtorch(a), to_jtorch(b)
@@ -136,7 +143,7 @@ def _add_row(n: int, busy: int, rng: np.random.Generator) -> dict:
     size = f"{n / 1e6:g}M" if n >= 1e6 else f"{n // 1000}k"
     name = f"a + b, {size} f32, " + (f"{busy} busy processes" if busy else "machine as found")
     _say(f"{name} (load {_load()}) ...")
-    threads.reset()
+    _reset()
     late0 = _late()
     load0 = _load()
     reps: dict[str, list[float]] = {"jtorch": [], "numpy": []}
@@ -201,8 +208,7 @@ def _alternating_row(rng: np.random.Generator) -> dict:
                 f()
         return time.perf_counter() - t0
 
-    from jtorch.kernels.cpu import threads
-    threads.reset()
+    _reset()
     late0 = _late()
     out: dict[str, dict] = {}
     ratios: dict[str, list[float]] = {}
@@ -241,6 +247,11 @@ def run() -> dict:
     from jtorch.kernels.cpu import threads
     if NO_FALLBACK:
         threads.note_late = lambda numel, lost_ns: None  # measure the loops without the fallback
+    if PER_THREAD > 1:  # the "more chunks than threads" remedy, with Numba handing out one at a time
+        plain = threads.num_chunks
+        threads.num_chunks = lambda numel, grain=threads.GRAIN_SIZE: (  # type: ignore[assignment]
+            1 if plain(numel, grain) <= 1 else min(PER_THREAD * plain(numel, grain), -(-numel // grain)))
+        numba.set_parallel_chunksize(1)
     rng = np.random.default_rng(0)
     rows: list[dict] = []
     t0 = time.perf_counter()
@@ -255,10 +266,12 @@ def run() -> dict:
         layer = "not started"
     env = {k: os.environ[k] for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME",
                                       "NUMBA_THREADING_LAYER", "OPENBLAS_NUM_THREADS") if k in os.environ}
-    notes = [f"jtorch threads {jtorch.get_num_threads()}, numba layer {layer}, "
-             f"set by jtorch for the pool start: {threads._start_env or 'nothing'}, "
+    nthreads = jtorch.get_num_threads() if hasattr(jtorch, "get_num_threads") else numba.get_num_threads()
+    notes = [f"jtorch threads {nthreads}, numba layer {layer}, "
+             f"set by jtorch for the pool start: {getattr(threads, '_start_env', None) or 'nothing'}, "
              f"user environment: {env or 'none'}; busy rows: {_cores()} spinning processes; "
              f"fallback {'OFF (BENCH_NO_FALLBACK)' if NO_FALLBACK else 'on'}; "
+             f"{f'{PER_THREAD} chunks per thread, chunksize 1; ' if PER_THREAD > 1 else ''}"
              f"{'QUICK' if QUICK else 'full'}; {time.perf_counter() - t0:.0f} s",
              "per-repeat ratios and late parallel launches are in the JSON rows"]
     return {"rows": rows, "notes": notes}
@@ -267,4 +280,4 @@ def run() -> dict:
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import run_all
-    run_all.main(["--only", "threads", "--no-plot"])
+    run_all.main(["--only", "threads", "--no-plot", *sys.argv[1:]])

@@ -36,19 +36,22 @@ def _policy():
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Counts parallel launches (both entry points loops.py uses). Late launches do not start
-    serial periods here: on a loaded machine they would, and the counts would vary."""
+    """Records the chunk count of every parallel launch loops.py makes. Late launches do not
+    start serial periods here: on a loaded machine they would, and the counts would vary."""
     calls: list[int] = []
     monkeypatch.setattr(threads, "note_late", lambda numel, lost_ns: None)
 
-    def wrap(fn):
-        def launch_parallel(serial, parallel, total, nchunks, *args, **kw):
+    def counted(parallel):
+        def run(total, nchunks, *args):
             calls.append(nchunks)
-            return fn(serial, parallel, total, nchunks, *args, **kw)
-        return launch_parallel
+            return parallel(total, nchunks, *args)
+        return run
 
-    monkeypatch.setattr(threads, "launch_parallel", wrap(threads.launch_parallel))
-    monkeypatch.setattr(loops, "launch_parallel", wrap(loops.launch_parallel))
+    real_for, real_launch = loops.parallel_for, loops.launch_parallel
+    monkeypatch.setattr(loops, "parallel_for", lambda serial, parallel, total, *args, **kw:
+                        real_for(serial, counted(parallel), total, *args, **kw))
+    monkeypatch.setattr(loops, "launch_parallel", lambda serial, parallel, total, n, *args, **kw:
+                        real_launch(serial, counted(parallel), total, n, *args, **kw))
     return calls
 
 

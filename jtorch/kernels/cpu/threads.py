@@ -254,38 +254,53 @@ def parallel_for(serial: Callable[..., Any], parallel: Callable[..., int], total
     ``serial(0, total, *args)`` runs it on the calling thread; ``parallel(total, nchunks, *args)``
     runs it as `nchunks` chunks in a prange and returns its serial estimate minus the region's
     time, in ns (:mod:`chunk_clock`): nchunks x its shortest chunk's time for equal chunks, else
-    their sum; 0 when it does not time itself. Or CHUNK_FAILED
-    when a chunk raised: the serial loop then reruns to raise the real exception. `work` (default
-    `total`) is what the grain size is compared with, e.g. multiply-adds for a matmul.
+    their sum; 0 when it does not time itself. Or CHUNK_FAILED when a chunk raised: the serial
+    loop then reruns to raise the real exception. `work` (default `total`) is what the grain
+    size is compared with, e.g. multiply-adds for a matmul.
     """
     nchunks = num_chunks(total if work is None else work)
     if nchunks > total:
         nchunks = total
     if nchunks <= 1:
         serial(0, total, *args)
+        return
+    if nchunks < _pool:
+        gain = _with_numba_threads(nchunks, parallel, total, args)
     else:
-        launch_parallel(serial, parallel, total, nchunks, *args, work=work)
+        gain = parallel(total, nchunks, *args)
+    if gain < 0:
+        _lost(gain, serial, total, args, work)
 
 
 def launch_parallel(serial: Callable[..., Any], parallel: Callable[..., int], total: int,
                     nchunks: int, *args: Any, work: int | None = None) -> None:
     """The parallel half of :func:`parallel_for`, for a caller that sized buffers by the
     `nchunks` (> 1) it got from :func:`num_chunks`."""
-    global _tls_fns
-    if nchunks < _pool:  # Numba would wake its whole pool for a prange of nchunks
-        if _tls_fns is None:
-            _tls_fns = _numba_tls()
-        get, put = _tls_fns
-        prev = get()
-        put(nchunks)
-        try:
-            gain = parallel(total, nchunks, *args)
-        finally:
-            put(prev)
+    if nchunks < _pool:
+        gain = _with_numba_threads(nchunks, parallel, total, args)
     else:
         gain = parallel(total, nchunks, *args)
     if gain < 0:
-        if gain == CHUNK_FAILED:
-            serial(0, total, *args)  # raises the chunk's exception
-            raise RuntimeError("a parallel chunk failed but the serial loop did not")
-        note_late(total if work is None else work, -gain)
+        _lost(gain, serial, total, args, work)
+
+
+def _with_numba_threads(nchunks: int, parallel: Callable[..., int], total: int, args: tuple) -> int:
+    """Run `parallel` with Numba using `nchunks` threads (it would wake its whole pool for a
+    prange of fewer iterations), then give the calling thread its Numba setting back."""
+    global _tls_fns
+    if _tls_fns is None:
+        _tls_fns = _numba_tls()
+    get, put = _tls_fns
+    prev = get()
+    put(nchunks)
+    try:
+        return parallel(total, nchunks, *args)
+    finally:
+        put(prev)
+
+
+def _lost(gain: int, serial: Callable[..., Any], total: int, args: tuple, work: int | None) -> None:
+    if gain == CHUNK_FAILED:
+        serial(0, total, *args)  # raises the chunk's exception
+        raise RuntimeError("a parallel chunk failed but the serial loop did not")
+    note_late(total if work is None else work, -gain)
