@@ -73,8 +73,8 @@ _started = False                # Numba's pool started (by _start)
 _threads = 0                    # min(requested or pool, pool): chunks per launch at most; 0: unknown
 _start_env: dict[str, str] = {}  # what _start set for libgomp (reported by the bench)
 
-# Per size class (numel.bit_length()): serial until this perf_counter time; consecutive late
-# late launches; when the last serial period ends, and its length.
+# Per size class (numel.bit_length()): serial until this _clock() time; consecutive late
+# launches; when the last serial period set by a late launch ends, and its length.
 _until = [0.0] * 65
 _strikes = [0] * 65
 _last_until = [0.0] * 65
