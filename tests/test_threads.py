@@ -187,6 +187,16 @@ def test_late_launch_makes_that_size_and_smaller_serial_for_a_while(monkeypatch)
     assert threads.serial_period_left(n) == pytest.approx(threads.SERIAL_MIN_S)
 
 
+def test_static_num_chunks_ignores_serial_periods() -> None:
+    n = 1 << 20
+    start_serial_period(n, 10 ** 9)
+    assert threads.num_chunks(n) == 1
+    assert threads.static_num_chunks(n) == min(POOL, n // GRAIN_SIZE)
+    assert threads.static_num_chunks(GRAIN_SIZE - 1) == 1
+    jtorch.set_num_threads(1)
+    assert threads.static_num_chunks(n) == 1
+
+
 def test_parallel_for_protocol(monkeypatch) -> None:
     if POOL < 2:
         pytest.skip("Numba's pool has one thread: nothing runs in parallel")

@@ -181,6 +181,14 @@ def num_chunks(numel: int, grain: int = GRAIN_SIZE) -> int:
     return min(n, -(-numel // grain))
 
 
+def static_num_chunks(numel: int, grain: int = GRAIN_SIZE) -> int:
+    """PyTorch's split alone (grain size and thread count, no busy-machine fallback), for code
+    whose values follow the chunking, as torch's arange does (it rounds per chunk)."""
+    if numel < grain:
+        return 1
+    return min(_threads or _init_threads(), -(-numel // grain))
+
+
 def _in_serial_period(numel: int) -> bool:
     global _serial_until_max
     now = _clock()
