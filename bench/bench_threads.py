@@ -15,7 +15,9 @@ Rows (targets from the thread-policy issue; see bench/README.md):
 Method: jtorch and NumPy are timed on the same buffers, interleaved: each repeat is many rounds,
 each round a batch of jtorch calls then a batch of NumPy calls (order swapped every round), so
 load changes hit both alike; a repeat's figure is its total time over its calls. Busy rows warm
-up under load first (that is when the serial fallback learns). GC is off while timing.
+up under load first (that is when the serial fallback learns). The alternating row's repeat is
+6 rounds of the three 100-iteration loops (add alone, matmul alone, alternating) in rotating
+order, 20 ms apart. GC is off while timing the add rows.
 
     python bench/bench_threads.py              # this module alone (writes results-threads.json)
     BENCH_QUICK=1 python bench/bench_threads.py
@@ -42,6 +44,7 @@ PER_THREAD = int(os.environ.get("BENCH_CHUNKS_PER_THREAD", "1"))
 REPEATS = 3
 REPEAT_S = 0.15 if QUICK else 0.6    # seconds of each library's calls per repeat
 BATCH_S = 0.004                      # seconds per batch of calls within a round
+ALT_ROUNDS = 2 if QUICK else 6       # rounds of (add loop, matmul loop, alternating loop) per repeat
 
 
 def _say(msg: str) -> None:
@@ -214,18 +217,21 @@ def _alternating_row(rng: np.random.Generator) -> dict:
     ratios: dict[str, list[float]] = {}
     for lib, (add, mm) in libs.items():
         loop(add, mm)  # warm-up
-        alone_add, alone_mm, alt = [], [], []
+        phases = {"add": (add,), "mm": (mm,), "alt": (add, mm)}
+        reps: dict[str, list[float]] = {k: [] for k in phases}
         for _ in range(REPEATS):
-            time.sleep(0.05)  # each measurement starts with both pools asleep
-            alone_add.append(loop(add))
-            time.sleep(0.05)
-            alone_mm.append(loop(mm))
-            time.sleep(0.05)
-            alt.append(loop(add, mm))
-        ratios[lib] = [t / (x + y) for t, x, y in zip(alt, alone_add, alone_mm)]
-        out[lib] = _cell([t / iters for t in alt])
-        out[lib]["alone_add_s"] = float(np.median(alone_add)) / iters
-        out[lib]["alone_mm_s"] = float(np.median(alone_mm)) / iters
+            total = {k: 0.0 for k in phases}
+            for r in range(ALT_ROUNDS):  # the three loops in turn, order rotating: same noise
+                names = list(phases)[r % 3:] + list(phases)[:r % 3]
+                for k in names:
+                    time.sleep(0.02)  # each loop starts with both pools asleep
+                    total[k] += loop(*phases[k])
+            for k in phases:
+                reps[k].append(total[k] / ALT_ROUNDS / iters)
+        ratios[lib] = [t / (x + y) for t, x, y in zip(reps["alt"], reps["add"], reps["mm"])]
+        out[lib] = _cell(reps["alt"])
+        out[lib]["alone_add_s"] = float(np.median(reps["add"]))
+        out[lib]["alone_mm_s"] = float(np.median(reps["mm"]))
         out[lib]["repeat_ratios"] = [round(r, 3) for r in ratios[lib]]
         _say(f"  {lib}: alternating / (add alone + matmul alone) per repeat: "
              f"{', '.join(f'{r:.2f}' for r in ratios[lib])} (add alone "
