@@ -24,6 +24,7 @@ from .device import device  # noqa: F401,E402
 from .tensor import Size, Tensor  # noqa: F401,E402
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
 from . import cuda  # noqa: F401,E402
+from .kernels.cpu.threads import get_num_threads, set_num_threads  # noqa: F401,E402
 from ._dlpack import from_dlpack  # noqa: F401,E402
 from .native.tensor_new import tensor, as_tensor, from_numpy  # noqa: F401,E402
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401,E402,E501

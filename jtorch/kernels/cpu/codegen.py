@@ -28,7 +28,8 @@ from numba.extending import overload
 
 from .. import frontend
 from ..frontend import jit_import, module_digest  # noqa: F401  (re-exported)
-from . import mathimpl, odometer  # noqa: F401  (generated kernels use them; hashed via this module)
+from . import chunk_clock, mathimpl, odometer  # noqa: F401  (generated kernels use them; hashed via this module)
+from .threads import CHUNK_FAILED
 
 _module_digest = module_digest  # the name generators imported before the front-end split
 
@@ -152,8 +153,10 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
     An array operand is passed as (buffer, offset), a scalar operand as its value.  `meta`
     is the int64 array described in :mod:`odometer`; chunk c keeps its row state at
     ``soff + c * (number of array operands + ndim)``.
-    Parallel entry points return the number of chunks that raised; the caller then reruns
-    serially to raise the real exception (exceptions cannot leave a prange body).
+    Parallel entry points follow :func:`threads.parallel_for`'s protocol: they return their
+    serial estimate (nchunks x the shortest chunk's time) minus the region's time in ns
+    (negative: slower than a serial run would have been), or ``CHUNK_FAILED`` when a chunk raised; the caller then reruns serially to
+    raise the real exception (exceptions cannot leave a prange body).
     """
     if not is_array or not is_array[0]:
         raise ValueError("the output operand must be an array")
@@ -173,7 +176,9 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
         args += [f"e{j}" for j in range(nextra)]
         return f"b0[{index(0)}] = _jt_fn({', '.join(args)})"
 
-    out: list[str] = ["_U = _jt_np.uint64  # unsigned index: no wraparound check, loops vectorize\n"]
+    out: list[str] = ["from jtorch.kernels.cpu.chunk_clock import now_ns as _jt_now\n"
+                      "_U = _jt_np.uint64  # unsigned index: no wraparound check, loops vectorize\n"
+                      f"_FAILED = {CHUNK_FAILED}\n"]
 
     # contiguous: every array operand is buf[off + i]
     out.append(_decorated(f"def contig(start, stop, {plist}):", [
@@ -200,24 +205,35 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
              f"    _jt_next_row(meta, ndim, {nops}, soff)"]
     out.append(_decorated(f"def strided(start, stop, meta, ndim, soff, {plist}):", body))
 
-    # guarded chunks for prange bodies: an exception inside prange is lost or corrupts state
+    # guarded chunks for prange bodies: an exception inside prange is lost or corrupts state.
+    # A chunk returns the ns it took (-1: it raised). Chunks are equal, so nchunks x the shortest
+    # is what a serial run would have cost: a chunk whose thread was preempted, or started
+    # late, shows up as the region running over that estimate (threads.parallel_for's protocol).
     # each strided chunk gets its own state block of nops + ndim slots in meta
     for name, pre, arg in (("contig", "", ""),
                            ("strided", "meta, ndim, soff, ",
                             f"meta, ndim, soff + c * ({nops} + ndim), ")):
         out.append(_decorated(f"def _{name}_guard(start, stop, {pre}{plist}):", [
+            "t = _jt_now()",
             "try:",
             f"    {name}(start, stop, {pre}{plist})",
             "except Exception:",
-            "    return 1",
-            "return 0",
+            "    return -1",
+            "return _jt_now() - t",
         ]))
         out.append(_decorated(f"def {name}_par(numel, nchunks, {pre}{plist}):", [
-            "err = _jt_np.zeros(nchunks, _jt_np.int64)",
+            "t = _jt_now()",
+            "work = _jt_np.empty(nchunks, _jt_np.int64)",
             "for c in _jt_nb.prange(nchunks):",
-            f"    err[c] = _{name}_guard(c * numel // nchunks, (c + 1) * numel // nchunks, "
+            f"    work[c] = _{name}_guard(c * numel // nchunks, (c + 1) * numel // nchunks, "
             f"{arg}{plist})",
-            "return err.sum()",
+            "t = _jt_now() - t",
+            "least = work[0]",
+            "for c in range(nchunks):",
+            "    if work[c] < 0:",
+            "        return _FAILED",
+            "    least = min(least, work[c])",
+            "return least * nchunks - t",
         ], parallel=True))
     return "\n\n".join(out)
 

@@ -17,12 +17,10 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, NamedTuple, Sequence
 
-import numba
 import numpy as np
 
 from . import cache, codegen
-
-GRAIN_SIZE = 32768
+from .threads import GRAIN_SIZE, launch_parallel, num_chunks, parallel_for
 
 
 class ArrayOperand(NamedTuple):
@@ -99,21 +97,16 @@ def launch(scalar_fn: Callable, shape: tuple[int, ...], operands: list,
         if contig:
             if numel < GRAIN_SIZE:
                 k.contig(0, numel, *args, *extra)
-                return
-            nchunks = min(numba.get_num_threads(), -(-numel // GRAIN_SIZE))
-            if nchunks <= 1:
-                k.contig(0, numel, *args, *extra)
-            elif k.contig_par(numel, nchunks, *args, *extra):
-                k.contig(0, numel, *args, *extra)  # rerun serially: raises the real error
-                raise _zero_division()
+            else:
+                parallel_for(k.contig, k.contig_par, numel, *args, *extra)
             return
-        nchunks = 1 if numel < GRAIN_SIZE else min(numba.get_num_threads(), -(-numel // GRAIN_SIZE))
+        # the row state per chunk lives in meta: size it for the most chunks the policy allows
+        nchunks = num_chunks(numel)
         meta, soff = _meta(shape, operands, nchunks)
         if nchunks <= 1:
             k.strided(0, numel, meta, ndim, soff, *args, *extra)
-        elif k.strided_par(numel, nchunks, meta, ndim, soff, *args, *extra):
-            k.strided(0, numel, meta, ndim, soff, *args, *extra)
-            raise _zero_division()
+        else:
+            launch_parallel(k.strided, k.strided_par, numel, nchunks, meta, ndim, soff, *args, *extra)
     except ZeroDivisionError:
         raise _zero_division() from None
 
@@ -152,13 +145,8 @@ def contiguous_launcher(scalar_fn: Callable, is_array: tuple[bool, ...], nextra:
         try:
             if numel < GRAIN_SIZE:
                 k.contig(0, numel, *args)
-                return
-            nchunks = min(numba.get_num_threads(), -(-numel // GRAIN_SIZE))
-            if nchunks <= 1:
-                k.contig(0, numel, *args)
-            elif k.contig_par(numel, nchunks, *args):
-                k.contig(0, numel, *args)  # rerun serially: raises the real error
-                raise _zero_division()
+            else:
+                parallel_for(k.contig, k.contig_par, numel, *args)
         except ZeroDivisionError:
             raise _zero_division() from None
 

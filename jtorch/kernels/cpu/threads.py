@@ -1,18 +1,314 @@
-"""The process's one thread policy for CPU kernels: how many chunks a parallel loop gets.
+"""The process's one thread policy for jtorch's CPU kernels.
 
-Every parallel CPU loop (elementwise, reduce, scan, matmul) asks `num_chunks(numel)` how many
-chunks to split `numel` elements into; 1 means run serially on the calling thread. PyTorch's rule:
-serial below GRAIN_SIZE (32768) elements, otherwise one chunk per thread, each at least a grain.
+Every parallel CPU loop (elementwise, reduce, scan, integer matmul) asks :func:`num_chunks` how
+many chunks to split its work into (1: run serially on the calling thread) and runs through
+:func:`parallel_for`, which times each parallel launch. The policy:
+
+* **Size.** PyTorch's rule: serial below ``GRAIN_SIZE`` (32768) elements, otherwise one chunk per
+  thread, each at least a grain; never more chunks than :func:`get_num_threads`.
+* **Threads.** ``jtorch.set_num_threads(n)`` / ``get_num_threads()`` as in torch: one process-wide
+  value (the default is Numba's pool size, ``NUMBA_NUM_THREADS``, one per usable core) that every
+  jtorch CPU loop obeys; 1 makes every loop serial. Numba's pool is fixed when it starts, so
+  values above its size run with the whole pool. BLAS threads (NumPy's OpenBLAS, used by float
+  matmul) are not tied to it.
+* **A busy machine.** A parallel loop cannot finish before its slowest chunk, and a chunk whose
+  worker thread the OS has not scheduled (the cores are busy with other processes) can make a
+  launch a thousand times slower than running serially. So each parallel entry point times its
+  chunks (:mod:`chunk_clock`): nchunks x its shortest chunk is what a serial run would have
+  cost, against the time the parallel region took (a chunk that started late or was preempted
+  makes the region overrun). A launch that lost to its own serial
+  estimate makes loops of that size, and smaller ones, run serially for a while: ``LATE_RATIO``
+  times the time it lost, doubling while the probes that follow keep losing, between
+  ``SERIAL_MIN_S`` and ``SERIAL_MAX_S``. Time lost to probing is thus at most 1/LATE_RATIO of the
+  run, and an idle machine gets its parallel speed back within ``SERIAL_MAX_S``.
+* **Two thread pools.** Numba's OpenMP workers and NumPy's OpenBLAS workers spin after their
+  work; on a small machine each pool's spinning starves the other (alternating a parallel add
+  and a matmul ran 40-80x slower). When jtorch starts Numba's pool (lazily, at the first
+  parallel loop) and the user has set none of ``OMP_WAIT_POLICY``, ``GOMP_SPINCOUNT`` and
+  ``KMP_BLOCKTIME``, it sets ``GOMP_SPINCOUNT`` (`SPIN_COUNT`) for that start only: GNU
+  OpenMP (libgomp, loaded by Numba at that moment) reads it once, so Numba's workers spin
+  briefly before sleeping. The variable is removed again at once, so OpenMP runtimes loaded later
+  (torch's) and NumPy/BLAS never see it. If libgomp was already loaded by someone else, or Numba
+  uses another threading layer, it has no effect.
+
+README paragraph (threads):
+    jtorch's CPU loops run on Numba's thread pool, one thread per core by default;
+    ``jtorch.set_num_threads(n)`` changes that for every jtorch loop (1: all serial); it does not
+    change NumPy's BLAS threads. Loops time themselves: when other processes keep the cores busy
+    and a parallel loop would run slower than a serial one, jtorch runs loops of that size
+    serially for a while (up to a second) before trying parallel again. When jtorch starts its
+    pool it asks GNU OpenMP for a short spin-wait (``GOMP_SPINCOUNT``, only for that start, and
+    only if you set none of ``OMP_WAIT_POLICY``/``GOMP_SPINCOUNT``/``KMP_BLOCKTIME``), so that
+    its workers do not keep a core busy after each loop and slow NumPy's matmul down; set any of
+    them yourself to override.
 """
 from __future__ import annotations
 
+import os
+import threading
+import time
+from typing import Any, Callable
+
 GRAIN_SIZE = 32768
+
+# GNU OpenMP spin-wait before a worker sleeps, in spin iterations (libgomp's default is 300000,
+# milliseconds of spinning). Measured on 2 cores: bench/bench_threads.py, bench/README.md.
+SPIN_COUNT = "1000"
+_OMP_KNOBS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME")
+
+# Serial fallback after a late parallel launch (see the module doc).
+LATE_RATIO = 20.0
+SERIAL_MIN_S = 0.01
+SERIAL_MAX_S = 1.0
+_MAX_STRIKES = 8
+
+# What a parallel entry point returns when a chunk raised (exceptions cannot leave a prange).
+CHUNK_FAILED = -(1 << 63)
+
+_lock = threading.Lock()
+_clock = time.perf_counter  # seconds; tests replace it
+_requested: int | None = None   # set_num_threads' value (None: the default)
+_pool = 0                       # Numba's pool size (NUMBA_NUM_THREADS), known without starting it
+_started = False                # Numba's pool started (by _start)
+_threads = 0                    # min(requested or pool, pool): chunks per launch at most; 0: unknown
+_start_env: dict[str, str] = {}  # what _start set for libgomp (reported by the bench)
+
+# Per size class (numel.bit_length()): serial until this _clock() time; consecutive late
+# launches; when the last serial period set by a late launch ends, and its length.
+_until = [0.0] * 65
+_strikes = [0] * 65
+_last_until = [0.0] * 65
+_last_period = [0.0] * 65
+_serial_until_max = 0.0         # max(_until): the fast path checks nothing when it is past
+late_launches = 0               # parallel launches that lost to their serial estimate (bench)
+
+
+# ---------------------------------------------------------------------------------------------
+# torch's API
+
+
+def _type_name(value: Any) -> str:
+    """CPython's tp_name, as torch's messages print it (``float``, ``numpy.float64``)."""
+    t = type(value)
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # heap types: the bare name
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def set_num_threads(n: int) -> None:
+    """Sets the number of threads used for intraop parallelism on CPU (every jtorch CPU loop).
+
+    As torch: an int (not bool), positive; the value is process-wide. Numba's pool size
+    (``NUMBA_NUM_THREADS``) caps the threads actually used; BLAS threads are unchanged.
+    """
+    import numpy as np
+
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise RuntimeError(f"set_num_threads expects an int, but got {_type_name(n)}")
+    if isinstance(n, np.integer) and not -(1 << 63) <= int(n) < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+    n = int(n)
+    if not -(1 << 31) <= n < (1 << 31):
+        raise ValueError("Overflow when unpacking long")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    global _requested, _threads
+    with _lock:
+        _requested = n
+        _threads = 0  # recomputed by the next loop
+
+
+def get_num_threads() -> int:
+    """Returns the number of threads used for parallelizing CPU operations."""
+    if _requested is not None:
+        return _requested
+    import numba  # the pool's size is known without starting the pool
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def _init_threads() -> int:
+    global _pool, _threads
+    import numba
+
+    _pool = int(numba.config.NUMBA_NUM_THREADS)
+    _threads = min(_requested or _pool, _pool)
+    return _threads
+
+
+def _start() -> None:
+    """Start Numba's pool (once), with this module's OpenMP wait policy."""
+    global _started
+    with _lock:
+        if _started:
+            return
+        import numba
+        from numba.np.ufunc import parallel
+
+        mine = {}
+        if not (any(k in os.environ for k in _OMP_KNOBS) or getattr(parallel, "_is_initialized", True)):
+            mine = {"GOMP_SPINCOUNT": SPIN_COUNT}
+        os.environ.update(mine)
+        try:
+            numba.get_num_threads()  # launches the pool: libgomp reads its environment now
+        finally:
+            for k, v in mine.items():
+                if os.environ.get(k) == v:
+                    del os.environ[k]
+        _start_env.update(mine)
+        _started = True
+
+
+# ---------------------------------------------------------------------------------------------
+# the policy
 
 
 def num_chunks(numel: int, grain: int = GRAIN_SIZE) -> int:
-    """Chunks for a parallel loop over `numel` elements (1: serial)."""
+    """Chunks for a parallel loop over `numel` units of work (1: run serially).
+
+    Honours set_num_threads and the busy-machine fallback. Use it only to decide how to run,
+    never to decide values (a sum's rounding must not depend on the machine's load).
+    """
     if numel < grain:
         return 1
-    import numba
+    n = _threads or _init_threads()
+    if n <= 1:
+        return 1
+    if not _started:
+        _start()
+    if _serial_until_max and _in_serial_period(numel):
+        return 1
+    return min(n, -(-numel // grain))
 
-    return max(1, min(numba.get_num_threads(), -(-numel // grain)))
+
+def static_num_chunks(numel: int, grain: int = GRAIN_SIZE) -> int:
+    """PyTorch's split alone (grain size and thread count, no busy-machine fallback), for code
+    whose values follow the chunking, as torch's arange does (it rounds per chunk)."""
+    if numel < grain:
+        return 1
+    return min(_threads or _init_threads(), -(-numel // grain))
+
+
+def _in_serial_period(numel: int) -> bool:
+    global _serial_until_max
+    now = _clock()
+    if now >= _serial_until_max:
+        _serial_until_max = 0.0
+        return False
+    return now < _until[min(numel.bit_length(), 64)]
+
+
+def note_late(numel: int, lost_ns: int) -> None:
+    """A parallel launch over `numel` ran `lost_ns` longer than its serial estimate: run loops of
+    this size class and smaller serially for a while (see the module doc)."""
+    global _serial_until_max, late_launches
+    b = min(numel.bit_length(), 64)
+    now = _clock()
+    with _lock:
+        late_launches += 1
+        # a probe that is late right after the previous period escalates; an isolated one not
+        if now - _last_until[b] > 2 * _last_period[b] + SERIAL_MIN_S:
+            _strikes[b] = 0
+        s = _strikes[b] = min(_strikes[b] + 1, _MAX_STRIKES)
+        period = max(SERIAL_MIN_S, LATE_RATIO * lost_ns * 1e-9) * (1 << (s - 1))
+        period = min(SERIAL_MAX_S, period)
+        until = now + period
+        _last_until[b] = until
+        _last_period[b] = period
+        for i in range(b + 1):  # smaller loops gain less from threads: at least as late
+            if _until[i] < until:
+                _until[i] = until
+        _serial_until_max = max(_serial_until_max, until)
+
+
+def reset() -> None:
+    """Forget the busy-machine state (tests, benchmarks)."""
+    global _serial_until_max
+    with _lock:
+        for lst in (_until, _last_until, _last_period):
+            lst[:] = [0.0] * len(lst)
+        _strikes[:] = [0] * len(_strikes)
+        _serial_until_max = 0.0
+
+
+def serial_period_left(numel: int) -> float:
+    """Seconds loops over `numel` units stay serial because of late launches (0: parallel)."""
+    return max(0.0, _until[min(numel.bit_length(), 64)] - _clock())
+
+
+# ---------------------------------------------------------------------------------------------
+# launching
+
+
+def _numba_tls() -> tuple[Callable[[], int], Callable[[int], None]]:
+    """Numba's per-thread thread-count getter/setter, the raw ones when available (0.25 us
+    against 1.4 us for the public functions, which re-check that the pool started)."""
+    from numba.np.ufunc import parallel
+
+    get, put = getattr(parallel, "_get_num_threads", None), getattr(parallel, "_set_num_threads", None)
+    if get is None or put is None:
+        import numba
+        return numba.get_num_threads, numba.set_num_threads
+    return get, put
+
+
+_tls_fns: tuple[Callable[[], int], Callable[[int], None]] | None = None
+
+
+def parallel_for(serial: Callable[..., Any], parallel: Callable[..., int], total: int,
+                 *args: Any, work: int | None = None) -> None:
+    """Run a loop over `total` items the way the policy says (at::parallel_for's role).
+
+    ``serial(0, total, *args)`` runs it on the calling thread; ``parallel(total, nchunks, *args)``
+    runs it as `nchunks` chunks in a prange and returns its serial estimate minus the region's
+    time, in ns (:mod:`chunk_clock`): nchunks x its shortest chunk's time for equal chunks, else
+    their sum; 0 when it does not time itself. Or CHUNK_FAILED when a chunk raised: the serial
+    loop then reruns to raise the real exception. `work` (default `total`) is what the grain
+    size is compared with, e.g. multiply-adds for a matmul.
+    """
+    nchunks = num_chunks(total if work is None else work)
+    if nchunks > total:
+        nchunks = total
+    if nchunks <= 1:
+        serial(0, total, *args)
+        return
+    if nchunks < _pool:
+        gain = _with_numba_threads(nchunks, parallel, total, args)
+    else:
+        gain = parallel(total, nchunks, *args)
+    if gain < 0:
+        _lost(gain, serial, total, args, work)
+
+
+def launch_parallel(serial: Callable[..., Any], parallel: Callable[..., int], total: int,
+                    nchunks: int, *args: Any, work: int | None = None) -> None:
+    """The parallel half of :func:`parallel_for`, for a caller that sized buffers by the
+    `nchunks` (> 1) it got from :func:`num_chunks`."""
+    if nchunks < _pool:
+        gain = _with_numba_threads(nchunks, parallel, total, args)
+    else:
+        gain = parallel(total, nchunks, *args)
+    if gain < 0:
+        _lost(gain, serial, total, args, work)
+
+
+def _with_numba_threads(nchunks: int, parallel: Callable[..., int], total: int, args: tuple) -> int:
+    """Run `parallel` with Numba using `nchunks` threads (it would wake its whole pool for a
+    prange of fewer iterations), then give the calling thread its Numba setting back."""
+    global _tls_fns
+    if _tls_fns is None:
+        _tls_fns = _numba_tls()
+    get, put = _tls_fns
+    prev = get()
+    put(nchunks)
+    try:
+        return parallel(total, nchunks, *args)
+    finally:
+        put(prev)
+
+
+def _lost(gain: int, serial: Callable[..., Any], total: int, args: tuple, work: int | None) -> None:
+    if gain == CHUNK_FAILED:
+        serial(0, total, *args)  # raises the chunk's exception
+        raise RuntimeError("a parallel chunk failed but the serial loop did not")
+    note_late(total if work is None else work, -gain)
