@@ -58,6 +58,13 @@ def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> 
     return run
 
 
+def reduce(it: Any, reduction: Any, extras: tuple) -> None:
+    """Run a declared Reduction over a reduce-mode TensorIterator (jtorch/kernels/cpu/reduce.py)."""
+    from .reduce import reduce as run
+
+    run(it, reduction, extras)
+
+
 def register() -> None:
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
-                     elementwise_contiguous=elementwise_contiguous)
+                     elementwise_contiguous=elementwise_contiguous, reduce=reduce)
