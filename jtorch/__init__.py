@@ -30,3 +30,8 @@ from . import bindings as _bindings  # noqa: E402
 
 _bindings.install(globals(), Tensor)
 del _bindings
+from . import linalg, return_types  # noqa: F401,E402
+from .functional import norm, _tensor_norm  # noqa: E402
+
+Tensor.norm = _tensor_norm  # torch/_tensor.py's Python method, not a generated binding
+del _tensor_norm

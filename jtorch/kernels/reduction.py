@@ -41,7 +41,8 @@ class Reduction:
     nan_propagates: bool = False             # selecting: NaN wins (first NaN's index)
     acc: str = "out"                         # "out" | "in" | "bool"
     outputs: tuple[str, ...] = ("values",)
-    nextra: int = 0                          # scalar parameters passed to map and project
+    nextra: int = 0                          # scalar parameters, passed to map and project as
+                                             # far as their signatures take them
 
     def __post_init__(self) -> None:
         if (self.combine is None) == (self.better is None):
@@ -67,3 +68,13 @@ class Reduction:
         """What the generated loops depend on: the pieces, not the name or the outputs."""
         return (self.identity, self.combine, self.better, self.map, self.project, self.cascade,
                 self.nan_propagates, self.nextra)
+
+
+@dataclass(frozen=True)
+class OrderStatistic:
+    """The lower median along the one reduced dim, with its index: not a fold of scalar pieces
+    (it needs the whole row), so backends give it a selection kernel of its own. A NaN in a row
+    makes the result NaN, at the first NaN's index."""
+
+    name: str
+    outputs: tuple[str, ...] = ("values", "indices")

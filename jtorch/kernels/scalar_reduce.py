@@ -103,6 +103,14 @@ def root(acc, n, p):
     return acc ** (like(acc, 1.0) / p)
 
 
+def divide_by_dof(acc, n, dof):
+    return acc / dof
+
+
+def sqrt_of_quotient(acc, n, dof):
+    return math.sqrt(acc / dof)
+
+
 # ---- declarations --------------------------------------------------------------------------------
 SUM = Reduction("sum", 0, combine=add, cascade=True)
 NANSUM = Reduction("nansum", 0, combine=add, map=nan_to_zero, cascade=True)
@@ -125,4 +133,6 @@ NORM_TWO = Reduction("norm_two", 0, combine=add, map=square_abs, project=square_
 NORM_INF = Reduction("norm_inf", 0, better=greater, map=absolute, nan_propagates=True)
 NORM_NEG_INF = Reduction("norm_neg_inf", "highest", better=less, map=absolute, nan_propagates=True)
 NORM_P = Reduction("norm_p", 0, combine=add, map=abs_pow, project=root, cascade=True, nextra=1)
-SUM_OF_SQUARES = Reduction("sum_of_squares", 0, combine=add, map=square_abs, cascade=True)
+# var / std of deviations from the mean (the second pass); the extra is the degrees of freedom
+VAR = Reduction("var", 0, combine=add, map=square_abs, project=divide_by_dof, cascade=True, nextra=1)
+STD = Reduction("std", 0, combine=add, map=square_abs, project=sqrt_of_quotient, cascade=True, nextra=1)

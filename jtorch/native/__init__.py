@@ -3,4 +3,4 @@ every aten operator jtorch implements; jtorch/__init__.py then generates the bin
 from . import registry  # noqa: F401
 from . import factories, views, indexing, copy, conversion, random  # noqa: F401
 from . import binary, unary  # noqa: F401
-from . import reductions  # noqa: F401
+from . import reductions, reductions_stats  # noqa: F401

@@ -128,6 +128,16 @@ def make_reduction(name: str, results: "Sequence[Tensor]", self: Tensor, dims: A
     return it
 
 
+def _reduces_all(self: Tensor, dims: Any, allow_empty_dims: bool) -> bool:
+    """Every dim reduced (the results have one element each), without building a mask."""
+    if dims is None:
+        return True
+    dims = dims_tuple(dims)
+    if not dims:
+        return not allow_empty_dims
+    return all(make_dim_mask(dims, self.dim()))
+
+
 def _reduced_numel(size: tuple, mask: Sequence[bool]) -> int:
     n = 1
     for s, m in zip(size, mask):
@@ -141,6 +151,10 @@ def run_reduction(name: str, results: "Sequence[Tensor]", self: Tensor, dims: An
                   allow_empty_dims: bool = False) -> None:
     """The impl of a structured reduction: build the iterator, run the backend's reduce stub,
     copy float16 temporaries back."""
+    fast = backend.stubs.get("reduce_contiguous")
+    if (fast is not None and self.dtype is in_dtype and _reduces_all(self, dims, allow_empty_dims)
+            and self.is_contiguous() and fast(reduction, self, list(results), extras)):
+        return
     it = make_reduction(name, results, self, dims, keepdim, in_dtype, [r.dtype for r in results],
                         allow_empty_dims)
     backend.stub("reduce")(it, reduction, extras)

@@ -65,6 +65,14 @@ def reduce(it: Any, reduction: Any, extras: tuple) -> None:
     run(it, reduction, extras)
 
 
+def reduce_contiguous(reduction: Any, x: Any, results: list, extras: tuple) -> bool:
+    """A small contiguous input reduced whole without an iterator (False where it does not apply)."""
+    from .reduce import reduce_contiguous as run
+
+    return run(reduction, x, results, extras)
+
+
 def register() -> None:
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
-                     elementwise_contiguous=elementwise_contiguous, reduce=reduce)
+                     elementwise_contiguous=elementwise_contiguous, reduce=reduce,
+                     reduce_contiguous=reduce_contiguous)

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import cache, reduce_codegen
 from .threads import num_chunks
-from ..reduction import Reduction
+from ..reduction import OrderStatistic, Reduction
 
 _modules: dict[tuple, Any] = {}
 _lock = threading.Lock()
@@ -65,6 +65,11 @@ def _real(dt: np.dtype) -> np.dtype:
 
 def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
     """Run `r` over the reduce-mode iterator `it` (outputs as `r.outputs` names them)."""
+    if isinstance(r, OrderStatistic):
+        from .order import median
+
+        median(it)
+        return
     nout = it.num_outputs
     src = it.operands[nout]
     x = src.tensor
@@ -138,3 +143,44 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
     n = real.type(n) if real.kind in "fc" else np.int64(n)
     mod.finish(np.array(fk, dtype=np.int64), m, npart, ab, xb, ob, oo, yb, yo,
                values is not None, indices is not None, n, *ex)
+
+
+def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = ()) -> bool:
+    """A contiguous input below the grain size reduced whole into its outputs, without an
+    iterator; False (nothing done) where that does not apply."""
+    n = x.numel()
+    if n >= GRAIN_SIZE or n == 0:
+        return False
+    ib = x._storage.data
+    values = results[r.outputs.index("values")] if "values" in r.outputs else None
+    indices = results[r.outputs.index("indices")] if "indices" in r.outputs else None
+    if values is not None:
+        ob = values._storage.data
+        if ob.dtype.kind == "f" and ob.itemsize == 2:  # float16 goes through the iterator
+            return False
+        acc_dt = np.dtype(np.bool_) if r.acc == "bool" else ib.dtype if r.acc == "in" else ob.dtype
+        oo = values._offset
+    else:
+        acc_dt = ib.dtype
+        ob, oo = _dummy(acc_dt), 0
+    if indices is not None:
+        yb, yo = indices._storage.data, indices._offset
+    else:
+        yb, yo = _DUMMY_INDEX, 0
+    real = _real(acc_dt)
+    nn = real.type(n) if real.kind in "fc" else np.int64(n)
+    kernels(r).small(ib, x._offset, n, ob, oo, yb, yo, values is not None, indices is not None,
+                     _identity(r, acc_dt), nn, *(real.type(e) for e in extras))
+    return True
+
+
+GRAIN_SIZE = 32768
+_DUMMY_INDEX = np.zeros(1, dtype=np.int64)
+_dummies: dict = {}
+
+
+def _dummy(dt: np.dtype) -> np.ndarray:
+    a = _dummies.get(dt)
+    if a is None:
+        a = _dummies[dt] = np.zeros(1, dtype=dt)
+    return a

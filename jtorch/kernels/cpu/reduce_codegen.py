@@ -10,6 +10,8 @@ so one compile per dtype serves every shape and stride:
     g[0] nd, g[1] split dim, g[2:2+nd] shape, then nd input strides, nd accumulator strides,
     then per chunk (lo, hi, accumulator offset): the chunk's range of the split dim.
 
+`small` reduces a small contiguous input whole, straight into its outputs (no iterator).
+
 Accumulators live in a buffer of their own (acc dtype; int64 indices beside them for selecting
 reductions), contiguous over the kept dims; `finish` merges per-chunk partials (two-pass
 all-reduce), projects and writes the outputs. A chunk walks 2-D planes (dims 0 and 1; an odometer
@@ -29,6 +31,7 @@ cheap comparison and locate the index only when a block improves on the best so 
 from __future__ import annotations
 
 import hashlib
+import inspect
 from typing import Callable
 
 from . import codegen
@@ -52,6 +55,11 @@ def _pieces_source(r: Reduction) -> tuple[str, str]:
     return "\n".join(parts), "".join(digests)
 
 
+def _extras(fn: Callable, nfixed: int) -> str:
+    """The extras a piece takes after its `nfixed` leading parameters (map(x, p), project(acc, n, p))."""
+    return "".join(f", e{j}" for j in range(len(inspect.signature(fn).parameters) - nfixed))
+
+
 def _jit(parallel: bool = False, reassoc: bool = False) -> str:
     opts = "error_model='numpy', nogil=True"
     if parallel:
@@ -70,9 +78,7 @@ def module_source(r: Reduction) -> tuple[str, str]:
     """(module file stem, source) of the kernel module of reduction `r`."""
     pre, digests = _pieces_source(r)
     ex = "".join(f", e{j}" for j in range(r.nextra))
-    mapped = "_jt_map({x}" + ex + ")" if r.map is not None else "{x}"
-    if r.map is not None and r.nextra == 0:
-        mapped = "_jt_map({x})"
+    mapped = "_jt_map({x}" + _extras(r.map, 1) + ")" if r.map is not None else "{x}"
     nan = r.nan_propagates
     body: list[str] = ["_U = _jt_np.uint64  # unsigned index: no wraparound check, loops vectorize\n"]
     load = "ib[_U({p})]"
@@ -250,7 +256,7 @@ def _plane_source(r: Reduction, ex: str) -> str:
     if r.selecting:
         row = f"v, k = _row(ib, pin + j * s1, s0, n0, ident, 0, base{ex})"
         outer = f"_outer(ib, pin, s0, n0, n1, ab, xb, pa, base{ex})"
-        elem = ["v = " + ("_jt_map(ib[_U(pin + i * s0 + j * s1)]" + ex + ")" if r.map is not None
+        elem = ["v = " + ("_jt_map(ib[_U(pin + i * s0 + j * s1)]" + _extras(r.map, 1) + ")" if r.map is not None
                           else "ib[_U(pin + i * s0 + j * s1)]"),
                 "_merge(ab, xb, pa + i * a0 + j * a1, v, 0)"]
     else:
@@ -325,7 +331,7 @@ def _drivers_source(r: Reduction, ex: str) -> str:
     # finish: fold partials, project, store; kept dims walked by an odometer (fk: nk, shape,
     # value strides, index strides)
     if r.project is not None:
-        proj = "_jt_project(a, n" + ex + ")"
+        proj = "_jt_project(a, n" + _extras(r.project, 2) + ")"
     else:
         proj = "a"
     fin = _jit() + f"def finish(fk, m, npart, ab, xb, ob, oo, yb, yo, wv, wi, n{ex}):\n" + _indent([
@@ -352,4 +358,16 @@ def _drivers_source(r: Reduction, ex: str) -> str:
         "        py -= fk[1 + 2 * nk + d] * fk[1 + d]",
         "        cnt[d] = 0",
     ]) + "\n"
-    return chunk + "\n\n" + par + "\n\n" + fin
+    # small: a contiguous input reduced whole, serially, straight into its output (no iterator)
+    if r.selecting:
+        acc = [f"v, k = _row(ib, io, 1, n, ident, 0, 0{ex})"]
+    else:
+        acc = [f"v = _row(ib, io, 1, n, ident{ex})", "k = 0"]
+    small = _jit() + f"def small(ib, io, n, ob, oo, yb, yo, wv, wi, ident, nn{ex}):\n" + _indent(acc + [
+        "a = v",
+        "if wv:",
+        f"    ob[oo] = {proj.replace('(a, n', '(a, nn')}",
+        "if wi:",
+        "    yb[yo] = k",
+    ]) + "\n"
+    return chunk + "\n\n" + par + "\n\n" + fin + "\n\n" + small
