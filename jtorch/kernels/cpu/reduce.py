@@ -152,6 +152,8 @@ def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = ()) -
     if n >= GRAIN_SIZE or n == 0:
         return False
     ib = x._storage.data
+    if ib.dtype.itemsize == 2 and ib.dtype.kind == "f":  # float16 goes through the iterator (float32)
+        return False
     values = results[r.outputs.index("values")] if "values" in r.outputs else None
     indices = results[r.outputs.index("indices")] if "indices" in r.outputs else None
     if values is not None:
