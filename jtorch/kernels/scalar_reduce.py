@@ -79,36 +79,37 @@ def nan_to_zero(x):
     return x if x == x else like(x, 0)
 
 
-def absolute(x):
-    return abs(x)
-
-
 def square_abs(x):
     return abs_squared(x)
-
-
-def abs_pow(x, p):
-    return abs(x) ** p
 
 
 def mean(acc, n):
     return divide_by_count(acc, n)
 
 
-def square_root(acc, n):
-    return math.sqrt(acc)
+def norm_map(x, p):
+    """|x|**p, with ord 2, 1 and 0 (a count of non-zeros) written out."""
+    if p == 2:
+        return abs_squared(x)
+    a = abs(x)
+    if p == 1:
+        return a
+    if p == 0:
+        return like(a, 1.0) if a != 0 else like(a, 0.0)
+    return a ** p
 
 
-def root(acc, n, p):
+def norm_project(acc, n, p):
+    if p == 2:
+        return math.sqrt(acc)
+    if p == 1 or p == 0:
+        return acc
     return acc ** (like(acc, 1.0) / p)
 
 
-def divide_by_dof(acc, n, dof):
-    return acc / dof
-
-
-def sqrt_of_quotient(acc, n, dof):
-    return math.sqrt(acc / dof)
+def var_project(acc, n, dof, take_sqrt):
+    v = acc / dof
+    return math.sqrt(v) if take_sqrt else v
 
 
 # ---- declarations --------------------------------------------------------------------------------
@@ -126,13 +127,9 @@ ARGMAX = MAX.with_outputs("indices", name="argmax")
 ARGMIN = MIN.with_outputs("indices", name="argmin")
 MAX_DIM = MAX.with_outputs("values", "indices")
 MIN_DIM = MIN.with_outputs("values", "indices")
-# vector norms (linalg.vector_norm's special cases of ord) and the sum of squares of var/std
-NORM_ZERO = Reduction("norm_zero", 0, combine=add, map=nonzero, cascade=True)
-NORM_ONE = Reduction("norm_one", 0, combine=add, map=absolute, cascade=True)
-NORM_TWO = Reduction("norm_two", 0, combine=add, map=square_abs, project=square_root, cascade=True)
-NORM_INF = Reduction("norm_inf", 0, better=greater, map=absolute, nan_propagates=True)
-NORM_NEG_INF = Reduction("norm_neg_inf", "highest", better=less, map=absolute, nan_propagates=True)
-NORM_P = Reduction("norm_p", 0, combine=add, map=abs_pow, project=root, cascade=True, nextra=1)
-# var / std of deviations from the mean (the second pass); the extra is the degrees of freedom
-VAR = Reduction("var", 0, combine=add, map=square_abs, project=divide_by_dof, cascade=True, nextra=1)
-STD = Reduction("std", 0, combine=add, map=square_abs, project=sqrt_of_quotient, cascade=True, nextra=1)
+# linalg.vector_norm for finite ord (ord is an extra: one kernel for every ord); inf and -inf are
+# amax / amin of |x|, as PyTorch computes them
+NORM = Reduction("norm", 0, combine=add, map=norm_map, project=norm_project, cascade=True, nextra=1)
+# var / std: the sum of squared deviations from the mean (the second pass), divided by the degrees
+# of freedom (extra 0) and square-rooted when extra 1 is non-zero
+VAR_STD = Reduction("var_std", 0, combine=add, map=square_abs, project=var_project, cascade=True, nextra=2)

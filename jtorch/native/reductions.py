@@ -65,6 +65,12 @@ def infer_dtype_from_optional(self: Tensor, dtype: "_dt.dtype | None", result: "
     return get_dtype_from_self(self, dtype, True)
 
 
+def selecting_dtype(dtype: _dt.dtype) -> _dt.dtype:
+    """The dtype max/min/argmax read their input in: integers and bools as int64 (the same results,
+    one compiled kernel for all of them)."""
+    return _dt.int64 if is_integral(dtype) else dtype
+
+
 def not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
     return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
 
@@ -178,7 +184,8 @@ def _minmax_meta(name: str, kernel: str) -> Callable:
 def _minmax_impl(name: str, r: Any) -> Callable:
     def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
         self = tensors[0]
-        run_reduction(name, [ctx.output(0)], self, extras["dim"], extras["keepdim"], self.dtype, r, backend)
+        run_reduction(name, [ctx.output(0)], self, extras["dim"], extras["keepdim"], selecting_dtype(self.dtype), r,
+                      backend)
 
     return impl
 
@@ -237,8 +244,8 @@ def _minmax_dim_meta(name: str) -> Callable:
 def _minmax_dim_impl(name: str, r: Any) -> Callable:
     def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
         self = tensors[0]
-        run_reduction(name, [ctx.output(0), ctx.output(1)], self, extras["dim"], extras["keepdim"], self.dtype, r,
-                      backend)
+        run_reduction(name, [ctx.output(0), ctx.output(1)], self, extras["dim"], extras["keepdim"],
+                      selecting_dtype(self.dtype), r, backend)
 
     return impl
 
@@ -287,7 +294,7 @@ def _arg_impl(name: str, r: Any) -> Callable:
             self = op("reshape")(self, [-1])
             result = Tensor._make(result._storage, (), (), result._offset, result.dtype, result._device)
             dim, keepdim = 0, False
-        run_reduction(name, [result], self, dim, keepdim, self.dtype, r, backend)
+        run_reduction(name, [result], self, dim, keepdim, selecting_dtype(self.dtype), r, backend)
 
     return impl
 

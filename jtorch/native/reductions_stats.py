@@ -21,7 +21,8 @@ from ..structured.meta import MetaBase, allocate, resize_output
 from ..structured.reduce import (make_reduction, reduction_shape, resize_reduction, run_reduction,
                                  zero_numel_check_dims)
 from ..tensor import Tensor
-from .reductions import composite, infer_dtype_from_optional, is_integral, not_implemented, op, reduction
+from .reductions import (composite, infer_dtype_from_optional, is_integral, not_implemented, op, reduction,
+                         selecting_dtype)
 
 # ---- nansum, nanmean ----------------------------------------------------------------------------
 
@@ -118,7 +119,8 @@ def _aminmax_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
 def _aminmax_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
     self = tensors[0]
     for i, r in ((0, R.MIN), (1, R.MAX)):
-        run_reduction("aminmax", [ctx.output(i)], self, extras["dim"], extras["keepdim"], self.dtype, r, backend)
+        run_reduction("aminmax", [ctx.output(i)], self, extras["dim"], extras["keepdim"], selecting_dtype(self.dtype),
+                      r, backend)
 
 
 reduction("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) "
@@ -161,9 +163,8 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
     mean = op("mean.dim")(x, dim, True)
     dev = op("sub.Tensor")(x, mean)
     backend = _backends.backend(self._device.type)
-    r = R.STD if take_sqrt else R.VAR
     target = result if result.dtype is (x.dtype.to_real()) else allocate(shape, None, x.dtype.to_real(), self._device)
-    run_reduction(fname, [target], dev, dim, keepdim, dev.dtype, r, backend, (dof,))
+    run_reduction(fname, [target], dev, dim, keepdim, dev.dtype, R.VAR_STD, backend, (dof, take_sqrt))
     if target is not result:
         op("copy_")(result, target)
     if mean_result is not None:
@@ -268,26 +269,18 @@ def _vector_norm_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     resize_reduction(ctx, self, dim, extras["keepdim"], out_dtype)
 
 
-def _norm_reduction(ord_: float) -> tuple:
-    if ord_ == 0:
-        return R.NORM_ZERO, ()
-    if ord_ == 1:
-        return R.NORM_ONE, ()
-    if ord_ == 2:
-        return R.NORM_TWO, ()
-    if ord_ == math.inf:
-        return R.NORM_INF, ()
-    if ord_ == -math.inf:
-        return R.NORM_NEG_INF, ()
-    return R.NORM_P, (ord_,)
-
-
 def _vector_norm_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
     self, result = tensors[0], ctx.output(0)
     scalar_ord = extras["ord"]
-    r, ex = _norm_reduction(float(scalar_ord.real if isinstance(scalar_ord, complex) else scalar_ord))
+    ord_ = float(scalar_ord.real if isinstance(scalar_ord, complex) else scalar_ord)
     in_dtype = result.dtype.to_complex() if self.dtype.is_complex else result.dtype
-    run_reduction("vector_norm", [result], self, extras["dim"], extras["keepdim"], in_dtype, r, backend, ex)
+    if math.isinf(ord_):  # the largest / smallest |x|: amax / amin of abs(x), as PyTorch computes them
+        x = op("abs")(self if self.dtype is in_dtype else op("to.dtype")(self, in_dtype))
+        run_reduction("vector_norm", [result], x, extras["dim"], extras["keepdim"], x.dtype,
+                      R.MAX if ord_ > 0 else R.MIN, backend)
+        return
+    run_reduction("vector_norm", [result], self, extras["dim"], extras["keepdim"], in_dtype, R.NORM, backend,
+                  (ord_,))
 
 
 reduction("linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
