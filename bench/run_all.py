@@ -25,7 +25,7 @@ from _common import cpu_model  # noqa: E402  (bench/ is on sys.path when run)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-MODULES = ["elementwise", "startup", "dispatcher", "tensor"]
+MODULES = ["elementwise", "reductions", "startup", "dispatcher", "tensor"]
 for p in (HERE, ROOT):  # run as a script from anywhere; jtorch from this checkout if not installed
     if p not in sys.path:
         sys.path.insert(0 if p == HERE else len(sys.path), p)

@@ -16,7 +16,7 @@ from ..kernels import scalar_reduce as R
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import MetaBase
 from ..structured.reduce import (resize_reduction, resize_reduction_with_indices, run_reduction,
-                                 zero_numel_check_dims)
+                                 whole_reduction_fast_path, zero_numel_check_dims)
 from ..geometry import wrap_dim
 from ..tensor import Tensor
 from .registry import NativeFunction, by_name, declare
@@ -24,10 +24,36 @@ from .structured import StructuredFamily, structured
 
 
 def reduction(out: str, functional: str, meta: Callable, impl: Callable, variants: str = "function, method",
-              python_name: str | None = None) -> StructuredFamily:
-    """A structured reduction family: outputs through MetaBase.set_output_raw_strided."""
+              python_name: str | None = None, fast: Any = None) -> StructuredFamily:
+    """A structured reduction family: outputs through MetaBase.set_output_raw_strided. `fast` is
+    (Reduction, out_dtype(self, extras) -> dtype | None) for small whole reductions of contiguous
+    inputs (jtorch.structured.reduce.whole_reduction_fast_path)."""
     return structured(out, functional=functional, meta=meta, impl=impl, context=MetaBase, variants=variants,
-                      python_name=python_name)
+                      python_name=python_name, fast_path=whole_reduction_fast_path(*fast) if fast else None)
+
+
+# dtypes the CPU reduces without converting the input first
+_DIRECT = frozenset({_dt.float32, _dt.float64, _dt.int64, _dt.complex64, _dt.complex128})
+
+
+def _same_dtype(self: Tensor, extras: dict) -> "_dt.dtype | None":
+    """sum/prod/mean: the input's dtype when no dtype= is given and it needs no conversion."""
+    if extras.get("dtype") is None and self.dtype in _DIRECT:
+        return self.dtype
+    return None
+
+
+def _real_nonempty(self: Tensor, extras: dict) -> "_dt.dtype | None":
+    """amax/amin: non-empty, not complex (those raise in the meta)."""
+    return self.dtype if self.dtype in _DIRECT and not self.dtype.is_complex and self._size and self.numel() else None
+
+
+def _index_nonempty(self: Tensor, extras: dict) -> "_dt.dtype | None":
+    return _dt.int64 if _real_nonempty(self, extras) is not None else None
+
+
+def _float_mean(self: Tensor, extras: dict) -> "_dt.dtype | None":
+    return _same_dtype(self, extras) if self.dtype is not _dt.int64 else None
 
 
 def composite(schema: str, variants: str = "function, method", python_name: str | None = None
@@ -79,28 +105,24 @@ def not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
 def _sum_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     (self,) = tensors
     out_dtype = infer_dtype_from_optional(self, extras["dtype"], ctx.maybe_get_output())
-    resize_reduction(ctx, self, extras["dim"], extras["keepdim"], out_dtype)
+    resize_reduction(ctx, self, extras.get("dim"), extras.get("keepdim", False), out_dtype)
 
 
 def _sum_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
     result = ctx.output(0)  # make_reduction_from_out_ty: the input computes in the result's dtype
-    run_reduction("sum", [result], tensors[0], extras["dim"], extras["keepdim"], result.dtype, R.SUM, backend)
+    run_reduction("sum", [result], tensors[0], extras.get("dim"), extras.get("keepdim", False), result.dtype, R.SUM,
+                  backend)
 
 
 reduction("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
           "Tensor(a!) out) -> Tensor(a!)",
           "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-          _sum_meta, _sum_impl)
+          _sum_meta, _sum_impl, fast=(R.SUM, _same_dtype))
 
 
-@composite("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor")
-def sum_all(self: Tensor, *, dtype: "_dt.dtype | None" = None) -> Tensor:
-    return op("sum.dim_IntList")(self, [], False, dtype=dtype)
-
-
-@composite("sum.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", variants="function")
-def sum_all_out(self: Tensor, *, dtype: "_dt.dtype | None" = None, out: Tensor) -> Tensor:
-    return op("sum.IntList_out")(self, [], False, dtype=dtype, out=out)
+# sum() of the whole tensor: the same family over every dim (one dispatch, the fast path included)
+reduction("sum.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+          "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", _sum_meta, _sum_impl, fast=(R.SUM, _same_dtype))
 
 
 def _prod_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
@@ -121,7 +143,7 @@ reduction("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType?
           _prod_meta, _prod_impl)
 # prod() of the whole tensor is a CPU kernel of its own in PyTorch: the same family, all dims
 reduction("prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
-          "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", _prod_meta, _prod_impl)
+          "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", _prod_meta, _prod_impl, fast=(R.PROD, _same_dtype))
 
 
 def _mean_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
@@ -136,28 +158,23 @@ def _mean_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     if is_integral(out_dtype):  # PyTorch's sum_out(...).div_(n) refuses an integer result
         raise RuntimeError(f"result type {SCALAR_TYPE_NAME[in_dtype if in_dtype.is_floating_point else _dt.float32]} "
                            f"can't be cast to the desired output type {SCALAR_TYPE_NAME[out_dtype]}")
-    resize_reduction(ctx, self, extras["dim"], extras["keepdim"], out_dtype)
+    resize_reduction(ctx, self, extras.get("dim"), extras.get("keepdim", False), out_dtype)
 
 
 def _mean_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
     result = ctx.output(0)
-    run_reduction("mean", [result], tensors[0], extras["dim"], extras["keepdim"], result.dtype, R.MEAN, backend)
+    run_reduction("mean", [result], tensors[0], extras.get("dim"), extras.get("keepdim", False), result.dtype, R.MEAN,
+                  backend)
 
 
 reduction("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) "
           "-> Tensor(a!)",
           "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-          _mean_meta, _mean_impl)
+          _mean_meta, _mean_impl, fast=(R.MEAN, _float_mean))
 
 
-@composite("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor")
-def mean_all(self: Tensor, *, dtype: "_dt.dtype | None" = None) -> Tensor:
-    return op("mean.dim")(self, [], False, dtype=dtype)
-
-
-@composite("mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", variants="function")
-def mean_all_out(self: Tensor, *, dtype: "_dt.dtype | None" = None, out: Tensor) -> Tensor:
-    return op("mean.out")(self, [], False, dtype=dtype, out=out)
+reduction("mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+          "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", _mean_meta, _mean_impl, fast=(R.MEAN, _float_mean))
 
 
 # ---- amax, amin ---------------------------------------------------------------------------------
@@ -192,10 +209,10 @@ def _minmax_impl(name: str, r: Any) -> Callable:
 
 reduction("amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
           "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-          _minmax_meta("amax", "max_values_cpu"), _minmax_impl("amax", R.MAX))
+          _minmax_meta("amax", "max_values_cpu"), _minmax_impl("amax", R.MAX), fast=(R.MAX, _real_nonempty))
 reduction("amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
           "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-          _minmax_meta("amin", "min_values_cpu"), _minmax_impl("amin", R.MIN))
+          _minmax_meta("amin", "min_values_cpu"), _minmax_impl("amin", R.MIN), fast=(R.MIN, _real_nonempty))
 
 
 # ---- max, min: the whole tensor, or (values, indices) along a dim --------------------------------

@@ -20,10 +20,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .. import dtypes as _dt
-from ..geometry import dim_list_to_mask, reduced_shape, wrap_dim
+from ..geometry import contiguous_strides, dim_list_to_mask, reduced_shape, wrap_dim
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
-from .meta import MetaBase, resize_output
+from .meta import MetaBase, allocate, resize_output
 from .tensor_iterator import TensorIterator, _cast
 
 Dims = "Sequence[int] | int | None"
@@ -152,10 +152,40 @@ def run_reduction(name: str, results: "Sequence[Tensor]", self: Tensor, dims: An
     """The impl of a structured reduction: build the iterator, run the backend's reduce stub,
     copy float16 temporaries back."""
     fast = backend.stubs.get("reduce_contiguous")
-    if (fast is not None and self.dtype is in_dtype and _reduces_all(self, dims, allow_empty_dims)
-            and self.is_contiguous() and fast(reduction, self, list(results), extras)):
+    if (fast is not None and self.dtype is in_dtype and self._stride == contiguous_strides(self._size)
+            and _reduces_all(self, dims, allow_empty_dims) and fast(reduction, self, results, extras)):
         return
     it = make_reduction(name, results, self, dims, keepdim, in_dtype, [r.dtype for r in results],
                         allow_empty_dims)
     backend.stub("reduce")(it, reduction, extras)
     it.finish()
+
+
+# ---- the fast path of small whole reductions ----------------------------------------------------
+def whole_reduction_fast_path(reduction: Any, out_dtype: Any) -> Any:
+    """A structured family's fast path (jtorch.native.structured.structured(fast_path=...)): a
+    contiguous input reduced over every dim, whose result dtype `out_dtype(self, extras)` decides
+    without any check that could fail (None otherwise), skips the meta context and the iterator
+    and goes to the backend's `reduce_contiguous` stub. Everything else takes the generic kernel."""
+    def fast(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
+        if kind != "functional" or "reduce_contiguous" not in backend.stubs:
+            return None
+        device_type = backend.device_type
+
+        def functional(*args: Any, **kwargs: Any) -> Any:
+            tensors, extras = bind(*args, **kwargs)
+            self = tensors[0]
+            if (type(self) is Tensor and self._device.type == device_type
+                    and self._stride == contiguous_strides(self._size)):
+                dt = out_dtype(self, extras)
+                dims = extras.get("dim")
+                if dt is not None and (dims is None or _reduces_all(self, dims, False)):
+                    shape = (1,) * len(self._size) if extras.get("keepdim") else ()
+                    out = allocate(shape, shape, dt, self._device)
+                    if backend.stubs["reduce_contiguous"](reduction, self, [out], ()):
+                        return out
+            return generic(*args, **kwargs)
+
+        return functional
+
+    return fast

@@ -67,8 +67,11 @@ def reduce(it: Any, reduction: Any, extras: tuple) -> None:
 
 def reduce_contiguous(reduction: Any, x: Any, results: list, extras: tuple) -> bool:
     """A small contiguous input reduced whole without an iterator (False where it does not apply)."""
+    global reduce_contiguous
     from .reduce import reduce_contiguous as run
 
+    reduce_contiguous = run  # the kernel module is imported now: later calls go straight to it
+    register_backend("cpu", "CPU", reduce_contiguous=run)
     return run(reduction, x, results, extras)
 
 

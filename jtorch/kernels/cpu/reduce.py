@@ -124,7 +124,8 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
     xb = np.zeros(npart * m if r.selecting else 1, dtype=np.int64)
     mod = kernels(r)
     if numel:
-        g = np.array([nd, d, *shape, *in_st, *acc_st, *(v for c in chunks for v in c)], dtype=np.int64)
+        g = np.array([nd, d, *shape, *in_st, *acc_st, *(v for c in chunks for v in c), indices is not None],
+                     dtype=np.int64)
         if len(chunks) == 1:
             mod.accumulate(g, 0, ib, x._offset, ab, xb, ident, *ex)
         else:
@@ -152,37 +153,55 @@ def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = ()) -
     if n >= GRAIN_SIZE or n == 0:
         return False
     ib = x._storage.data
-    if ib.dtype.itemsize == 2 and ib.dtype.kind == "f":  # float16 goes through the iterator (float32)
-        return False
-    values = results[r.outputs.index("values")] if "values" in r.outputs else None
-    indices = results[r.outputs.index("indices")] if "indices" in r.outputs else None
-    if values is not None:
-        ob = values._storage.data
-        if ob.dtype.kind == "f" and ob.itemsize == 2:  # float16 goes through the iterator
+    key = (id(r), ib.dtype, results[0]._storage.data.dtype, len(results))  # id: hashing r hashes its pieces
+    run = _small.get(key)
+    if run is None:
+        run = _small[key] = _small_runner(r, ib.dtype, results)
+        if run is None:
             return False
-        acc_dt = np.dtype(np.bool_) if r.acc == "bool" else ib.dtype if r.acc == "in" else ob.dtype
-        oo = values._offset
+    return run(ib, x._offset, n, results, extras)
+
+
+def _small_runner(r: Reduction, in_dt: np.dtype, results: list) -> Any:
+    """run(ib, offset, n, results, extras) for one reduction and dtypes (None: not served here)."""
+    if in_dt.kind == "f" and in_dt.itemsize == 2:  # float16 goes through the iterator (float32)
+        return None
+    vi = r.outputs.index("values") if "values" in r.outputs else None
+    ii = r.outputs.index("indices") if "indices" in r.outputs else None
+    if vi is not None:
+        out_dt = results[vi]._storage.data.dtype
+        if out_dt.kind == "f" and out_dt.itemsize == 2:
+            return None
+        acc_dt = np.dtype(np.bool_) if r.acc == "bool" else in_dt if r.acc == "in" else out_dt
     else:
-        acc_dt = ib.dtype
-        ob, oo = _dummy(acc_dt), 0
-    if indices is not None:
-        yb, yo = indices._storage.data, indices._offset
-    else:
-        yb, yo = _DUMMY_INDEX, 0
+        acc_dt = in_dt
     real = _real(acc_dt)
-    nn = real.type(n) if real.kind in "fc" else np.int64(n)
-    kernels(r).small(ib, x._offset, n, ob, oo, yb, yo, values is not None, indices is not None,
-                     _identity(r, acc_dt), nn, *(real.type(e) for e in extras))
-    return True
+    ident = _identity(r, acc_dt)
+    count = real.type if real.kind in "fc" else np.int64
+    small = kernels(r).small
+    dummy_values = np.zeros(1, dtype=acc_dt)
+    dummy_index = np.zeros(1, dtype=np.int64)
+    wv, wi = vi is not None, ii is not None
+
+    def run(ib: np.ndarray, off: int, n: int, results: list, extras: tuple) -> bool:
+        if vi is not None:
+            v = results[vi]
+            ob, oo = v._storage.data, v._offset
+        else:
+            ob, oo = dummy_values, 0
+        if ii is not None:
+            y = results[ii]
+            yb, yo = y._storage.data, y._offset
+        else:
+            yb, yo = dummy_index, 0
+        if extras:
+            small(ib, off, n, ob, oo, yb, yo, wv, wi, ident, count(n), *(real.type(e) for e in extras))
+        else:
+            small(ib, off, n, ob, oo, yb, yo, wv, wi, ident, count(n))
+        return True
+
+    return run
 
 
 GRAIN_SIZE = 32768
-_DUMMY_INDEX = np.zeros(1, dtype=np.int64)
-_dummies: dict = {}
-
-
-def _dummy(dt: np.dtype) -> np.ndarray:
-    a = _dummies.get(dt)
-    if a is None:
-        a = _dummies[dt] = np.zeros(1, dtype=dt)
-    return a
+_small: dict = {}

@@ -8,7 +8,8 @@ Kernels see (buffer, offset) pairs and an int64 geometry array, never a layout i
 so one compile per dtype serves every shape and stride:
 
     g[0] nd, g[1] split dim, g[2:2+nd] shape, then nd input strides, nd accumulator strides,
-    then per chunk (lo, hi, accumulator offset): the chunk's range of the split dim.
+    then per chunk (lo, hi, accumulator offset): the chunk's range of the split dim; last, 1 when
+    a selecting reduction's indices are wanted (argmax, max.dim) and 0 when not (amax).
 
 `small` reduces a small contiguous input whole, straight into its outputs (no iterator).
 
@@ -22,8 +23,8 @@ over the others) in one of three forms, PyTorch's cascade_sum cases:
   order and accumulated into a vector of accumulators (vectorised over the kept dim);
 * elementwise: nothing reduced (a reduction over size-1 dims).
 
-Cascade sums (Reduction.cascade) keep 4 levels of partial sums over chunks of 2**lp >= 64
-elements, lp = max(6, ceil(log2(n)) / 4) (PyTorch's multi_row_sum with level_power >= 4); a chunk
+Cascade sums (Reduction.cascade) keep 4 levels of partial sums over chunks of 2**lp >= 256
+elements, lp = max(8, ceil(log2(n)) / 4) (PyTorch's multi_row_sum with level_power >= 4); a chunk
 is summed with reassociation allowed (fastmath 'reassoc' only: no NaN/inf shortcuts), which lets
 LLVM use several vector lanes (PyTorch's ILP lanes). Selecting reductions scan blocks with a
 cheap comparison and locate the index only when a block improves on the best so far.
@@ -37,9 +38,9 @@ from typing import Callable
 from . import codegen
 from ..reduction import Reduction
 
-LEVEL_POWER_MIN = 6      # chunks of >= 64 elements: PyTorch uses >= 16 and 4-8 wide vector lanes
-BLOCK = 256              # selecting reductions: block scanned before locating an index
-COLUMN_BLOCK = 1024      # outer cascade: kept-dim block whose 4 levels stay in L1
+LEVEL_POWER_MIN = 8      # chunks of >= 256 elements: PyTorch's >= 16 rows of 32 vector lanes
+BLOCK = 1024             # selecting reductions: block scanned before locating an index
+COLUMN_BLOCK = 8192      # outer cascade: kept-dim block (4 levels in L2; rows read in order)
 
 
 def _pieces_source(r: Reduction) -> tuple[str, str]:
@@ -196,45 +197,66 @@ def _outer_cascade(m: Callable[[str], str], ex: str) -> str:
 def _selecting_source(m: Callable[[str], str], ex: str, nan: bool) -> str:
     """Rows and columns of a selecting reduction, always carrying the index of the best element
     (one compile serves amax, argmax and max.dim)."""
-    isnan = "x != x" if nan else "False"
-    row = _jit() + f"def _row(ib, p, s, n, v, k, base{ex}):\n" + _indent([
-        "# (v, k): best value so far and its index; returns the updated pair",
+    lanes = 4
+
+    def scan(stride: str) -> list[str]:
+        """Best of block [q, q + e*stride) in `lanes` independent chains (ILP), then folded."""
+        out = [f"m4 = e // {lanes}", "for j in range(m4):", f"    r = q + {lanes} * j * {stride}"]
+        for t in range(lanes):
+            off = f" + {t} * {stride}" if t else ""
+            out += [f"    x = {m('r' + off)}", f"    b{t} = x if _jt_better(x, b{t}) else b{t}"]
+        out += [f"for j in range({lanes} * m4, e):", f"    x = {m('q + j * ' + stride)}",
+                "    b0 = x if _jt_better(x, b0) else b0"]
+        out += [f"b0 = b{t} if _jt_better(b{t}, b0) else b0" for t in range(1, lanes)]
+        if nan:  # a separate loop: comparisons of each element with itself vectorise
+            out += ["for j in range(e):", f"    x = {m('q + j * ' + stride)}", "    bnan |= x != x"]
+        return out
+
+    row = _jit() + f"def _row(ib, p, s, n, v, k, base, wi{ex}):\n" + _indent([
+        "# (v, k): best value so far and its index; returns the updated pair. A block's best value",
+        "# is found first (cheap comparisons); its index only when it beats the best so far.",
         "if v != v:" if nan else "if False:",
         "    return v, k",
         "i = 0",
         "while i < n:",
         f"    e = min({BLOCK}, n - i)",
-        f"    b = {m('p + i * s')}",
+        "    q = p + i * s",
+        f"    b0 = {m('q')}",
+    ] + [f"    b{t} = b0" for t in range(1, lanes)] + [
         "    bnan = False",
-        "    for j in range(e):",
-        f"        x = {m('p + (i + j) * s')}",
-        "        b = x if _jt_better(x, b) else b",
-        f"        bnan |= {isnan}",
+        "    if s == 1:",
+    ] + ["        " + line for line in scan("1")] + [
+        "    else:",
+    ] + ["        " + line for line in scan("s")] + [
         "    if bnan:",
         "        for j in range(e):",
-        f"            x = {m('p + (i + j) * s')}",
+        f"            x = {m('q + j * s')}",
         "            if x != x:",
         "                return x, base + i + j",
-        "    if _jt_better(b, v):",
+        "    if _jt_better(b0, v) and not wi:",
+        "        v = b0",
+        "    elif _jt_better(b0, v):",
         "        for j in range(e):",
-        f"            x = {m('p + (i + j) * s')}",
-        "            if not _jt_better(b, x):",
+        f"            x = {m('q + j * s')}",
+        "            if not _jt_better(b0, x):",
         "                v = x",
         "                k = base + i + j",
         "                break",
         "    i += e",
         "return v, k",
     ]) + "\n"
-    beats = "_jt_better(x, a) or (x != x and a == a)" if nan else "_jt_better(x, a)"
+    beats = "_jt_better(x, a) | ((x != x) & (a == a))" if nan else "_jt_better(x, a)"
     outer = _jit() + f"def _outer(ib, p, s0, n0, n1, ab, xb, pa, base{ex}):\n" + _indent([
+        "# rows in memory order into vectors of (best, index): branch-free, so the loop vectorises",
         "for i in range(n0):",
         "    q = p + i * s0",
+        "    h = base + i",
         "    for j in range(n1):",
         f"        x = {m('q + j')}",
         "        a = ab[_U(pa + j)]",
-        f"        if {beats}:",
-        "            ab[_U(pa + j)] = x",
-        "            xb[_U(pa + j)] = base + i",
+        f"        c = {beats}",
+        "        ab[_U(pa + j)] = x if c else a",
+        "        xb[_U(pa + j)] = h if c else xb[_U(pa + j)]",
     ]) + "\n"
     return row + "\n\n" + outer
 
@@ -254,7 +276,7 @@ def _merge_source(r: Reduction, nan: bool) -> str:
 def _plane_source(r: Reduction, ex: str) -> str:
     """One 2-D plane of a chunk: dims 0 (size n0, input stride s0, acc stride a0) and 1."""
     if r.selecting:
-        row = f"v, k = _row(ib, pin + j * s1, s0, n0, ident, 0, base{ex})"
+        row = f"v, k = _row(ib, pin + j * s1, s0, n0, ident, 0, base, wi{ex})"
         outer = f"_outer(ib, pin, s0, n0, n1, ab, xb, pa, base{ex})"
         elem = ["v = " + ("_jt_map(ib[_U(pin + i * s0 + j * s1)]" + _extras(r.map, 1) + ")" if r.map is not None
                           else "ib[_U(pin + i * s0 + j * s1)]"),
@@ -265,7 +287,7 @@ def _plane_source(r: Reduction, ex: str) -> str:
                  else f"_outer(ib, pin, s0, n0, n1, ab, pa{ex})")
         elem = [f"v = _row(ib, pin + i * s0 + j * s1, 1, 1, ident{ex})",
                 "_merge(ab, xb, pa + i * a0 + j * a1, v, 0)"]
-    return _jit() + f"def _plane(ib, pin, n0, n1, s0, s1, ab, xb, pa, a0, a1, base, ident{ex}):\n" + _indent([
+    return _jit() + f"def _plane(ib, pin, n0, n1, s0, s1, ab, xb, pa, a0, a1, base, wi, ident{ex}):\n" + _indent([
         "if a0 == 0:",
         "    if a1 == 0:",
         "        for j in range(n1):",
@@ -304,6 +326,7 @@ def _drivers_source(r: Reduction, ex: str) -> str:
         "pin = io + lo * g[2 + nd + d]",
         "pa = g[t + 2]",
         "base = lo if d == 0 else 0",
+        "wi = g[g.shape[0] - 1]",
         "s0 = g[2 + nd]",
         "a0 = g[2 + 2 * nd]",
         "s1 = g[3 + nd] if nd > 1 else 0",
@@ -313,7 +336,7 @@ def _drivers_source(r: Reduction, ex: str) -> str:
         "    nouter *= sh[q]",
         "cnt = _jt_np.zeros(max(nd, 2), _jt_np.int64)",
         "for o in range(nouter):",
-        f"    _plane(ib, pin, sh[0], sh[1], s0, s1, ab, xb, pa, a0, a1, base, ident{ex})",
+        f"    _plane(ib, pin, sh[0], sh[1], s0, s1, ab, xb, pa, a0, a1, base, wi, ident{ex})",
         "    for q in range(2, nd):",
         "        cnt[q] += 1",
         "        pin += g[2 + nd + q]",
@@ -360,7 +383,7 @@ def _drivers_source(r: Reduction, ex: str) -> str:
     ]) + "\n"
     # small: a contiguous input reduced whole, serially, straight into its output (no iterator)
     if r.selecting:
-        acc = [f"v, k = _row(ib, io, 1, n, ident, 0, 0{ex})"]
+        acc = [f"v, k = _row(ib, io, 1, n, ident, 0, 0, wi{ex})"]
     else:
         acc = [f"v = _row(ib, io, 1, n, ident{ex})", "k = 0"]
     small = _jit() + f"def small(ib, io, n, ob, oo, yb, yo, wv, wi, ident, nn{ex}):\n" + _indent(acc + [
