@@ -47,7 +47,6 @@ def run() -> dict:
                                                                    lambda: ta.argmax()),
                            lambda: np.asarray(a.argmax()), number=1, repeat=rep, nbytes=a.nbytes,
                            target_vs="numpy", target=1.0))
-    del ja, ta
 
     x = rng.random((SIDE, SIDE), dtype=np.float32)
     jx = to_jtorch(x)
@@ -64,12 +63,12 @@ def run() -> dict:
                            libs(lambda: x.max(axis=1), lambda: jx.amax(1), lambda: tx.amax(1)),
                            lambda: x.max(axis=1), number=1, repeat=rep, nbytes=x.nbytes, target_vs="numpy",
                            target=1.0))
-    del jx, tx, x64
 
     s4 = rng.random(4, dtype=np.float32)
     js4 = to_jtorch(s4)
     ts4 = torch.from_numpy(s4) if torch else None
-    rows.append(bench_case("sum() 4 f32", "time", libs(lambda: np.asarray(s4.sum()), lambda: js4.sum(), lambda: ts4.sum()),
+    rows.append(bench_case("sum() 4 f32", "time",
+                           libs(lambda: np.asarray(s4.sum()), lambda: js4.sum(), lambda: ts4.sum()),
                            lambda: np.asarray(np.float32(s4.astype(np.float64).sum())), number=200 if QUICK else 2000,
                            repeat=5 if QUICK else 25, target_vs="torch" if torch else None, target=5.0,
                            rtol=1e-6))

@@ -98,7 +98,8 @@ def test_return_types_module() -> None:
     with pytest.raises(TypeError):
         rt.max((1, 2, 3))
     r = rt.max((1, 2))
-    assert r.values == 1 and r.indices == 2 and r == (1, 2) and repr(r) == "torch.return_types.max(\nvalues=1,\nindices=2)"
+    assert r.values == 1 and r.indices == 2 and r == (1, 2)
+    assert repr(r) == "torch.return_types.max(\nvalues=1,\nindices=2)"
 
 
 def test_binding_out_tuples() -> None:

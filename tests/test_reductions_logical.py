@@ -83,7 +83,8 @@ def test_out() -> None:
      "all only supports bool tensor for result, got: Float"),
     (lambda T: T.any(T.ones(2, 3), out=T.empty(3)), RuntimeError,
      "any only supports bool tensor for result, got: Float"),
-    (lambda T: T.ones(2, 3).all(2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda T: T.ones(2, 3).all(2), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
     (lambda T: T.count_nonzero(T.ones(2, 3), (0, 0)), RuntimeError, "dim 0 appears multiple times in the list of dims"),
 ])
 def test_errors(fn: object, exc: type, text: str) -> None:

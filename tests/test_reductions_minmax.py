@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import jtorch
-from _reduction_support import (BOOL, FLOATS, INTS, LAYOUTS, NO_COMPLEX, SETTINGS, assert_close, axes, check_error,
+from _reduction_support import (FLOATS, INTS, LAYOUTS, NO_COMPLEX, SETTINGS, assert_close, axes, check_error,
                                 check_out_resize, dims_for, make, meta_like, np_of, shapes, values)
 
 VALUE_OPS = {"amax": np.max, "amin": np.min}

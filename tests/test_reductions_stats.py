@@ -116,7 +116,8 @@ def test_vector_norm(dtype: np.dtype, ord_: float, data: st.DataObject, shape: t
 
 def test_norm_python_api() -> None:
     x = jtorch.arange(6.0).reshape(2, 3)
-    assert float(jtorch.norm(x)) == pytest.approx(math.sqrt(55)) and float(x.norm("fro")) == pytest.approx(math.sqrt(55))
+    assert float(jtorch.norm(x)) == pytest.approx(math.sqrt(55))
+    assert float(x.norm("fro")) == pytest.approx(math.sqrt(55))
     assert x.norm(dim=1).tolist() == pytest.approx([math.sqrt(5), math.sqrt(50)])
     assert jtorch.norm(x, math.inf, 1, True).tolist() == [[2.0], [5.0]]
     assert float(jtorch.norm(x, 0)) == 5.0 and float(x.norm(p=1, dtype=jtorch.float64)) == 15.0
