@@ -9,9 +9,9 @@ jtorch/kernels/scalar_reduce.py, written with `math.*` only so that every target
 Two families:
 
 * accumulating reductions give `combine(acc, x)`: sum, prod, all, any. `cascade=True` declares
-  that combine is addition and asks for PyTorch's cascade summation (4 levels, chunks of >= 16
-  elements, several lanes); the generator then writes the addition itself so that the compiler
-  may vectorise a chunk's lanes.
+  that combine is addition and asks for PyTorch's cascade summation (4 levels of partial sums,
+  chunks of >= 16 elements, several lanes); the generator then writes the addition itself so that
+  the compiler may vectorise a chunk's lanes.
 * selecting reductions give `better(x, acc) -> bool` ("x strictly beats acc"): max, min,
   argmax, argmin, max.dim. combine keeps the better value; the index-carrying form keeps the
   index of the first best element (ties: the first index). With `nan_propagates`, a NaN beats
