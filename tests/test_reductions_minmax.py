@@ -184,6 +184,8 @@ def test_out_resize() -> None:
     (lambda T: T.ones(2, dtype=T.complex64).aminmax(), NotImplementedError,
      "\"aminmax_cpu\" not implemented for 'ComplexFloat'"),
     (lambda T: T.ones(2, dtype=T.bool).median(0), NotImplementedError, "\"median_out\" not implemented for 'Bool'"),
+    (lambda T: T.ones(2, dtype=T.complex64).median(), NotImplementedError,
+     "\"median_cpu\" not implemented for 'ComplexFloat'"),
     (lambda T: T.amax(T.ones(2, 3), 0, out=T.empty(3, dtype=T.int64)), RuntimeError,
      "Expected the dtype for input and out to match, but got Float for input's dtype and Long for out's dtype."),
     (lambda T: T.max(T.ones(2, 3), 0, out=(T.empty(3), T.empty(3))), RuntimeError,

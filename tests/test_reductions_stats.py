@@ -162,6 +162,8 @@ def test_logsumexp_special_values() -> None:
 
 @pytest.mark.parametrize("fn,exc,text", [
     (lambda T: T.arange(4).var(), RuntimeError, "std and var only support floating point and complex dtypes"),
+    (lambda T: T.var_mean(T.arange(4)), RuntimeError, "var_mean only support floating point and complex dtypes"),
+    (lambda T: T.std_mean(T.arange(4), 0), RuntimeError, "std_mean only support floating point and complex dtypes"),
     (lambda T: T.var(T.ones(2, 3), 0, out=T.empty(3, dtype=T.int64)), RuntimeError,
      "result type Float can't be cast to the desired output type Long"),
     (lambda T: T.linalg.vector_norm(T.arange(3)), RuntimeError,
@@ -196,3 +198,5 @@ def test_complex_var_norm(dtype: np.dtype) -> None:
     t, a = make(values(rng, dtype, (3, 4)), "transposed")
     assert_close(np_of(t.var(0)), np.var(a, axis=0, ddof=1).astype(real_of(a.dtype)), 3)
     assert_close(np_of(t.norm()), np.asarray(np.linalg.norm(a.reshape(-1))).astype(real_of(a.dtype)), 12)
+    wide = a.astype(np.complex128)
+    assert_close(np_of(t.logsumexp(1)), np.log(np.exp(wide).sum(1)).astype(a.dtype), 4 * 8)

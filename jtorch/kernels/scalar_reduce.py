@@ -107,6 +107,10 @@ def norm_project(acc, n, p):
     return acc ** (like(acc, 1.0) / p)
 
 
+def real_part(x):
+    return x.real
+
+
 def var_project(acc, n, dof, take_sqrt):
     v = acc / dof
     return math.sqrt(v) if take_sqrt else v
@@ -123,6 +127,7 @@ COUNT_NONZERO = Reduction("count_nonzero", 0, combine=add, map=nonzero, cascade=
 # selecting: amax, argmax and max.dim share one kernel module (the same pieces)
 MAX = Reduction("max", "lowest", better=greater, nan_propagates=True, acc="in")
 MIN = Reduction("min", "highest", better=less, nan_propagates=True, acc="in")
+MAX_REAL = Reduction("max_real", "lowest", better=greater, map=real_part, nan_propagates=True)  # logsumexp
 ARGMAX = MAX.with_outputs("indices", name="argmax")
 ARGMIN = MIN.with_outputs("indices", name="argmin")
 MAX_DIM = MAX.with_outputs("values", "indices")

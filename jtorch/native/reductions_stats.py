@@ -135,7 +135,8 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
     """std_var_out / std_var_mean_out: two passes (the mean, then the sum of squared deviations of
     the input from it) in the input's real dtype; float16 computes in float32."""
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        what = "std and var" if mean_result is None else f"{fname}_mean"
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
     real = self.dtype.to_real()
     if result is not None and not result.dtype.is_floating_point and not result.dtype.is_complex:
         raise RuntimeError(f"result type {SCALAR_TYPE_NAME[real]} can't be cast to the desired output type "
@@ -174,10 +175,10 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
 
 def _with_mean(self: Tensor, dim: Any, correction: Any, keepdim: bool, name: str, sqrt: bool,
                out0: "Tensor | None" = None, out1: "Tensor | None" = None) -> tuple:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"{name}_mean only support floating point and complex dtypes")
     if out1 is None:
-        shape = reduction_shape(self, dim, keepdim)
-        dt = self.dtype if self.dtype.is_floating_point or self.dtype.is_complex else None
-        out1 = allocate(shape, None, dt, self._device) if dt is not None else None
+        out1 = allocate(reduction_shape(self, dim, keepdim), None, self.dtype, self._device)
     return _std_var(name, self, dim, correction, keepdim, sqrt, out0, out1)
 
 
@@ -326,8 +327,6 @@ def _logsumexp_into(result: "Tensor | None", self: Tensor, dim: Any, keepdim: bo
     if result is not None and is_integral(result.dtype):
         raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: "
                            f"{SCALAR_TYPE_NAME[result.dtype]}")
-    if self.dtype.is_complex:
-        raise NotImplementedError("jtorch: logsumexp of complex tensors is not implemented")
     if is_integral(self.dtype):
         self = op("to.dtype")(self, _dt.get_default_dtype())
     dims = tuple(dim) if not isinstance(dim, int) else (dim,)
@@ -335,7 +334,7 @@ def _logsumexp_into(result: "Tensor | None", self: Tensor, dim: Any, keepdim: bo
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"[{', '.join('1' for _ in range(self.dim()))}]")
     if self.numel() != 0:
-        maxes = op("amax")(self, dims, True)
+        maxes = op("amax")(self, dims, True) if not self.dtype.is_complex else _real_amax(self, dims)
         maxes = op("where.self")(op("isinf")(maxes), op("zeros_like")(maxes), maxes)
         value = op("sum.dim_IntList")(op("exp")(op("sub.Tensor")(self, maxes)), dims, keepdim)
         value = op("add.Tensor")(op("log")(value), maxes if keepdim else op("reshape")(maxes, list(value.shape)))
@@ -345,6 +344,15 @@ def _logsumexp_into(result: "Tensor | None", self: Tensor, dim: Any, keepdim: bo
         return value
     resize_output(result, value._size)
     return op("copy_")(result, value)
+
+
+def _real_amax(self: Tensor, dims: tuple) -> Tensor:
+    """amax(real(self), dims, keepdim=True): a complex input is shifted by its largest real part."""
+    maxes = allocate(reduction_shape(self, dims, True), None, self.dtype.to_real(), self._device)
+    if self._device.type != "meta":
+        run_reduction("logsumexp", [maxes], self, dims, True, self.dtype, R.MAX_REAL,
+                      _backends.backend(self._device.type))
+    return maxes
 
 
 @composite("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor")
@@ -408,6 +416,8 @@ reduction("median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor
 
 def _median_all(self: Tensor) -> Tensor:
     """median_impl: the lower median of every element (NaN for an empty tensor)."""
+    if self.numel() and (self.dtype is _dt.bool or self.dtype.is_complex) and self._device.type != "meta":
+        raise not_implemented("median_cpu", self.dtype)
     if self.numel() == 0:
         return op("full")([], math.nan, dtype=self.dtype, device=self._device) if not is_integral(self.dtype) \
             else op("full")([], -(2 ** 63) if self.dtype is _dt.int64 else 0, dtype=self.dtype, device=self._device)
