@@ -46,4 +46,8 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_bindings.binding_names(method=False)))
 
 
-from .functional import einsum, tensordot  # noqa: F401,E402  (torch.functional's wrappers over the bindings)
+from . import linalg, return_types  # noqa: F401,E402
+from .functional import einsum, norm, tensordot, _tensor_norm  # noqa: F401,E402  (torch.functional's Python-level functions)
+
+Tensor.norm = _tensor_norm  # torch/_tensor.py's Python method, not a generated binding
+del _tensor_norm

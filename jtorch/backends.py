@@ -24,12 +24,14 @@ from typing import Any, Callable
 #   elementwise_contiguous(fn, pattern, nextra)  -> run(out, tensors, extras): TensorIterator's
 #                                                fast set-up (optional; the full build otherwise)
 #   reduce(it, reduction, extras)                a declared Reduction over a reduce-mode iterator
+#   reduce_contiguous(reduction, x, results, extras)  a small contiguous input reduced whole, no
+#                                                iterator (optional; the iterator otherwise)
 #   scan(plan, decl, extras)                     a declared Scan / IndexedScan / RowNormaliser
 #                                                (kernels/scalar_scan.py) along plan.dim of plan.input
 #   fill(t, value)  copy(dst, src)  random(kind, t, generator, params)  index(kind, ...)
 #   matmul(kind, out, a, b, self, beta, alpha)  out = alpha * a@b + beta * self; kind mm, bmm, mv, dot, vdot
-STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "scan", "fill", "copy", "random", "index",
-              "matmul", "read_scalar")
+STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "reduce_contiguous", "scan", "fill", "copy",
+              "random", "index", "matmul", "read_scalar")
 
 
 @dataclass

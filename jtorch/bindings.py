@@ -429,18 +429,20 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
         lines.append("            break")
         body = []
         allow = sig.nf.allow_numbers_as_tensors
+        multi_out = _multi_out_check(sig)
         for j, p in enumerate(sig.params):
             first_tensor = (not method) and j == 0
-            body += _check_code(p, p.name, allow and not first_tensor)
+            body += multi_out if (p.arg is None and multi_out) else _check_code(p, p.name, allow and not first_tensor)
         if body:
             lines.append("        try:")
             lines += ["            " + b for b in body]
             lines.append("        except _Mismatch as e:")
             lines.append("            err = e")
             lines.append("            break")
+        wrap, wrap_out = _return_types(sig, env, i)
         if sig.out_nf is not None:
-            lines.append(f"        if out is not None: return {_call_expr(sig, f'_opout{i}', True, i)}")
-        lines.append(f"        return {_call_expr(sig, f'_op{i}', False, i)}")
+            lines.append(f"        if out is not None: return {wrap_out}({_call_expr(sig, f'_opout{i}', True, i)})")
+        lines.append(f"        return {wrap}({_call_expr(sig, f'_op{i}', False, i)})")
     if dunder:
         lines.append("    return NotImplemented")
     else:
@@ -458,6 +460,31 @@ def _wrap_number(x: Any) -> Any:
     from .native.factories import wrapped_scalar_tensor
 
     return wrapped_scalar_tensor(x)
+
+
+def _return_types(sig: Signature, env: dict, index: int) -> tuple[str, str]:
+    """Names of the wrappers of a signature's results: a jtorch.return_types type when the schema
+    names several returns (max.dim -> return_types.max, its out= form -> return_types.max_out)."""
+    names = tuple(r.name for r in sig.nf.func.returns)
+    if len(names) < 2 or None in names:
+        return "", ""
+    from . import return_types
+
+    base = sig.nf.func.name.name
+    env[f"_rt{index}"] = return_types.make(base, names)
+    if sig.out_nf is None:
+        return f"_rt{index}", ""
+    env[f"_rtout{index}"] = return_types.make(base + "_out", names)
+    return f"_rt{index}", f"_rtout{index}"
+
+
+def _multi_out_check(sig: Signature) -> list[str]:
+    """out= of an overload with several outputs: a tuple of as many tensors."""
+    n = sum(1 for a in sig.out_nf.func.arguments if a.is_out) if sig.out_nf is not None else 1
+    if n < 2:
+        return []
+    return [f"if out is not None and (not isinstance(out, (tuple, list)) or len(out) != {n} "
+            "or not all(isinstance(t, _Tensor) for t in out)): raise _Mismatch('out')"]
 
 
 def build(name: str, sigs: list[Signature], *, method: bool, dunder: bool = False) -> Callable:

@@ -7,3 +7,4 @@ from . import random, random_factories, indexing, python_methods, python_indexin
 from . import binary, unary  # noqa: F401
 from . import scans  # noqa: F401
 from . import blas, matmul, einsum  # noqa: F401
+from . import reductions, reductions_stats  # noqa: F401

@@ -8,7 +8,9 @@ operand either (buffer, offset, strides) or, for Python scalars and CPU 0-dim te
 
 Outputs are handed to `set_output_raw_strided`, which the structured-kernel wrapper (functional,
 in-place or out=) decides how to honour: allocate, check, or resize. Reductions will reuse the
-shape/stride machinery (jtorch.geometry).
+shape/stride machinery (jtorch.geometry): a config with `is_reduction` (REDUCE_OP) builds PyTorch's
+reduce_op (jtorch/structured/reduce.py: make_reduction), whose outputs are the results viewed with
+stride 0 on the reduced dims; reorder_dimensions then puts the reduced dims first (innermost).
 """
 from __future__ import annotations
 
@@ -29,12 +31,13 @@ class TensorIteratorConfig:
 
     __slots__ = ("check_all_same_dtype", "promote_inputs_to_common_dtype", "promote_integer_inputs_to_float",
                  "cast_common_dtype_to_outputs", "enforce_safe_casting_to_output", "static_dtype",
-                 "check_mem_overlap", "resize_outputs", "allow_cpu_scalars")
+                 "check_mem_overlap", "resize_outputs", "allow_cpu_scalars", "is_reduction")
 
     def __init__(self, *, check_all_same_dtype: bool = True, promote_inputs_to_common_dtype: bool = False,
                  promote_integer_inputs_to_float: bool = False, cast_common_dtype_to_outputs: bool = False,
                  enforce_safe_casting_to_output: bool = False, static_dtype: _dt.dtype | None = None,
-                 check_mem_overlap: bool = True, resize_outputs: bool = True, allow_cpu_scalars: bool = True) -> None:
+                 check_mem_overlap: bool = True, resize_outputs: bool = True, allow_cpu_scalars: bool = True,
+                 is_reduction: bool = False) -> None:
         self.check_all_same_dtype = check_all_same_dtype
         self.promote_inputs_to_common_dtype = promote_inputs_to_common_dtype
         self.promote_integer_inputs_to_float = promote_integer_inputs_to_float
@@ -44,6 +47,7 @@ class TensorIteratorConfig:
         self.check_mem_overlap = check_mem_overlap
         self.resize_outputs = resize_outputs
         self.allow_cpu_scalars = allow_cpu_scalars
+        self.is_reduction = is_reduction
 
 
 # The configurations of PyTorch's build_*_op helpers.
@@ -57,6 +61,11 @@ COMPARISON_OP = TensorIteratorConfig(check_all_same_dtype=False, promote_inputs_
 UNARY_OP = TensorIteratorConfig(check_all_same_dtype=True)
 UNARY_FLOAT_OP = BINARY_FLOAT_OP
 UNARY_FORCE_BOOL_OP = TensorIteratorConfig(check_all_same_dtype=False, static_dtype=_dt.bool)
+# TensorIterator::reduce_op: outputs already viewed by review_reduce_result (stride 0 on reduced dims);
+# no resizing, no overlap check; outputs keep their own dtypes (values and int64 indices).
+REDUCE_OP = TensorIteratorConfig(check_all_same_dtype=False, promote_inputs_to_common_dtype=True,
+                                 check_mem_overlap=False, resize_outputs=False, allow_cpu_scalars=False,
+                                 is_reduction=True)
 
 _contiguous = contiguous_strides
 
@@ -103,6 +112,18 @@ class TensorIterator(MetaBase):
         self.build(config)
         return self
 
+    def build_reduce_op(self, outs: "tuple[Tensor, ...]", input: Tensor) -> "TensorIterator":
+        """TensorIterator::reduce_op(out[, out2], a): the outputs are the viewed results."""
+        self.operands = [Operand(t, True) for t in outs] + [Operand(input, False)]
+        self.num_outputs = len(outs)
+        self.build(REDUCE_OP)
+        return self
+
+    def num_reduce_dims(self) -> int:
+        """Dims the first output does not move along (after reorder and coalesce they come first)."""
+        st = self.operands[0].strides
+        return sum(1 for d, s in enumerate(self.shape) if st[d] == 0 and s != 1)
+
     def output(self, i: int = 0) -> Tensor:
         return self.operands[i].original
 
@@ -126,6 +147,12 @@ class TensorIterator(MetaBase):
             self._check_mem_overlaps(ops, nout)
         self._compute_shape(config, ops, nout)
         self._compute_types(config, ops, nout)
+        if config.is_reduction:  # never the fast set-up: outputs and input differ in shape
+            self._compute_strides(ops)
+            self._reorder_dimensions(ops, nout)
+            self._coalesce_dimensions(ops)
+            self._reduction_temporaries(ops, nout)
+            return
         if not self._fast_set_up(ops, nout):
             self._compute_strides(ops)
             self._reorder_dimensions(ops)
@@ -158,7 +185,7 @@ class TensorIterator(MetaBase):
             if t is not None and t._size != shape:
                 if config.resize_outputs and not o.is_read_write:
                     o.will_resize = True
-                else:
+                elif not config.is_reduction:  # a reduction's output is smaller than the input
                     raise RuntimeError(
                         f"output with shape {_shape_str(t._size)} doesn't match the broadcast shape {_shape_str(shape)}"
                     )
@@ -258,8 +285,9 @@ class TensorIterator(MetaBase):
                 st[off + d] = stride if s != 1 else 0
             o.strides = st
 
-    def _reorder_dimensions(self, ops: list[Operand]) -> None:
-        perm = reorder_dimensions(self.shape, [o.strides for o in ops if o.strides is not None])
+    def _reorder_dimensions(self, ops: list[Operand], nout: int = 0) -> None:
+        perm = reorder_dimensions(self.shape, [o.strides for o in ops if o.strides is not None],
+                                  reduction=nout > 0, nout=nout)
         self.perm = perm
         self.shape = tuple(self.shape[p] for p in perm)
         for o in ops:
@@ -316,6 +344,16 @@ class TensorIterator(MetaBase):
         for o in ops[:nout]:
             if o.tensor is o.original and (o.tensor.dtype is not want or (half and o.tensor.dtype is not _dt.float16)):
                 o.tensor = _empty_like_strided(o.original, want)
+
+    def _reduction_temporaries(self, ops: list[Operand], nout: int) -> None:
+        """A float16 output of a CPU reduction is computed into a float32 temporary (Numba has no
+        float16 arithmetic); finish() rounds it into the caller's tensor."""
+        if self.device.type != "cpu":
+            return
+        for o in ops[:nout]:
+            t = o.tensor
+            if t.dtype is _dt.float16:
+                o.tensor = _empty_like_strided(t, _dt.float32)
 
     def finish(self) -> None:
         """Copy temporaries back into the user's outputs (cast_common_dtype_to_outputs)."""

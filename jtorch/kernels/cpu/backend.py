@@ -66,10 +66,28 @@ def scan(plan: Any, decl: Any, extras: tuple) -> None:
     module.scan(plan, decl, extras)
 
 
+def reduce(it: Any, reduction: Any, extras: tuple) -> None:
+    """Run a declared Reduction over a reduce-mode TensorIterator (jtorch/kernels/cpu/reduce.py)."""
+    from .reduce import reduce as run
+
+    run(it, reduction, extras)
+
+
+def reduce_contiguous(reduction: Any, x: Any, results: list, extras: tuple) -> bool:
+    """A small contiguous input reduced whole without an iterator (False where it does not apply)."""
+    global reduce_contiguous
+    from .reduce import reduce_contiguous as run
+
+    reduce_contiguous = run  # the kernel module is imported now: later calls go straight to it
+    register_backend("cpu", "CPU", reduce_contiguous=run)
+    return run(reduction, x, results, extras)
+
+
 def register() -> None:
     from . import fill, host, index, random, tensor_copy  # NumPy only: Numba loads on first use
 
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
-                     elementwise_contiguous=elementwise_contiguous, scan=scan,
+                     elementwise_contiguous=elementwise_contiguous, scan=scan, reduce=reduce,
+                     reduce_contiguous=reduce_contiguous,
                      fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
                      read_scalar=host.read_scalar, matmul=matmul)
