@@ -95,11 +95,42 @@ def toy_elementwise(it, scalar_fn, extras: tuple) -> None:
         out[...] = np.asarray(fn(*ins)).astype(out.dtype) if ins else fn()
 
 
-STUBS = {"elementwise": toy_elementwise, "fill": toy_fill, "copy": toy_copy, "read_scalar": toy_read_scalar}
+def toy_reduce(it, r, extras: tuple) -> None:
+    """An accumulating Reduction (sum, prod, mean, ...) folded in Python from its scalar pieces over a
+    built reduce-mode TensorIterator: each input element goes to the output element its position
+    maps to (outputs have stride 0 along the reduced dims). Selecting reductions are not needed here."""
+    assert not r.selecting, "the toy backend folds accumulating reductions only"
+    nout = it.num_outputs
+    shape = tuple(it.shape) or (1,)
+    src = it.operands[nout]
+    x = view(src.tensor, shape, tuple(src.strides) or (0,))
+    out = view(it.operands[0].tensor, shape, tuple(it.operands[0].strides) or (0,))
+    ident = r.identity
+    accs: dict = {}
+    counts: dict = {}
+    # group the input elements by the address of the output element they reduce into
+    base = out.__array_interface__["data"][0]
+    for idx in np.ndindex(*shape):
+        addr = base + sum(i * st for i, st in zip(idx, out.strides))
+        v = x[idx].item()
+        if r.map is not None:
+            v = r.map(v, *extras[:r.map.__code__.co_argcount - 1])
+        accs[addr] = r.combine(accs.get(addr, ident), v)
+        counts[addr] = counts.get(addr, 0) + 1
+    n = max(counts.values()) if counts else 0
+    for idx in np.ndindex(*shape):
+        addr = base + sum(i * st for i, st in zip(idx, out.strides))
+        acc = accs.get(addr, ident)
+        out[idx] = r.project(acc, n, *extras[:r.project.__code__.co_argcount - 2]) if r.project is not None else acc
+
+
+STUBS = {"elementwise": toy_elementwise, "fill": toy_fill, "copy": toy_copy, "read_scalar": toy_read_scalar,
+         "reduce": toy_reduce}
 # operators declared before the backend exists, one per kind of kernel
 DECLARED = ["aten::empty.memory_format", "aten::empty_strided", "aten::fill_.Scalar", "aten::zero_", "aten::copy_",
             "aten::_local_scalar_dense", "aten::add.Tensor", "aten::add.out", "aten::add_.Tensor", "aten::exp",
-            "aten::mul.Tensor", "aten::arange.start_out", "aten::uniform_"]
+            "aten::mul.Tensor", "aten::arange.start_out", "aten::uniform_", "aten::sum", "aten::sum.dim_IntList",
+            "aten::mean.dim"]
 
 
 def unregister() -> None:
@@ -206,6 +237,21 @@ def test_round_trip_and_add_match_numpy(toy, shape, dtype, transpose):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             np.testing.assert_array_equal(cpu(t + t), a + a)
+
+
+def test_reductions_on_the_toy_backend(toy):
+    """sum and mean run on a backend registered after import, through its own `reduce` stub."""
+    a = (np.arange(12, dtype=np.float32).reshape(3, 4) - 5) / 4
+    ta = jtorch.from_numpy(a).to(DEV)
+    s = ta.sum()
+    assert isinstance(s._storage, ToyStorage) and s.dtype is jtorch.float32
+    np.testing.assert_allclose(cpu(s), a.sum(), rtol=1e-6)
+    np.testing.assert_allclose(cpu(ta.sum(0)), a.sum(0), rtol=1e-6)
+    np.testing.assert_allclose(cpu(ta.sum(1, keepdim=True)), a.sum(1, keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(cpu(ta.T.mean(0)), a.T.mean(0), rtol=1e-6)          # non-contiguous input
+    ti = jtorch.from_numpy(np.arange(6, dtype=np.int32)).to(DEV)
+    r = ti.sum()
+    assert r.dtype is jtorch.int64 and cpu(r) == 15                                 # torch's int -> int64 rule
 
 
 def test_unregistering_removes_the_kernels(toy):
