@@ -155,8 +155,9 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
     ``soff + c * (number of array operands + ndim)``.
     Parallel entry points follow :func:`threads.parallel_for`'s protocol: they return their
     serial estimate (nchunks x the shortest chunk's time) minus the region's time in ns
-    (negative: slower than a serial run would have been), or ``CHUNK_FAILED`` when a chunk raised; the caller then reruns serially to
-    raise the real exception (exceptions cannot leave a prange body).
+    (negative: slower than a serial run would have been), or ``CHUNK_FAILED`` when a chunk
+    raised; the caller then reruns serially to raise the real exception (exceptions cannot
+    leave a prange body).
     """
     if not is_array or not is_array[0]:
         raise ValueError("the output operand must be an array")
