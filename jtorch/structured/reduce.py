@@ -181,7 +181,7 @@ def whole_reduction_fast_path(reduction: Any, out_dtype: Any) -> Any:
                 dims = extras.get("dim")
                 if dt is not None and (dims is None or _reduces_all(self, dims, False)):
                     shape = (1,) * len(self._size) if extras.get("keepdim") else ()
-                    out = allocate(shape, shape, dt, self._device)
+                    out = allocate(shape, None, dt, self._device)
                     if backend.stubs["reduce_contiguous"](reduction, self, [out], ()):
                         return out
             return generic(*args, **kwargs)

@@ -7,7 +7,7 @@ coalesce_dimensions. The result is what a kernel needs: a shape with dim 0 faste
 operand either (buffer, offset, strides) or, for Python scalars and CPU 0-dim tensors, a value.
 
 Outputs are handed to `set_output_raw_strided`, which the structured-kernel wrapper (functional,
-in-place or out=) decides how to honour: allocate, check, or resize. Reductions will reuse the
+in-place or out=) decides how to honour: allocate, check, or resize. Reductions reuse the
 shape/stride machinery (jtorch.geometry): a config with `is_reduction` (REDUCE_OP) builds PyTorch's
 reduce_op (jtorch/structured/reduce.py: make_reduction), whose outputs are the results viewed with
 stride 0 on the reduced dims; reorder_dimensions then puts the reduced dims first (innermost).
