@@ -17,7 +17,6 @@ never reads its output back and outputs of any dtype and layout take the project
 """
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
@@ -26,23 +25,10 @@ from . import cache, reduce_codegen
 from .threads import num_chunks
 from ..reduction import OrderStatistic, Reduction
 
-_modules: dict[tuple, Any] = {}
-_lock = threading.Lock()
-
-
 def kernels(r: Reduction) -> Any:
     """The imported kernel module of `r` (generated on first use; shared by reductions whose
     scalar pieces are the same: amax, argmax and max.dim use one)."""
-    key = r.kernel_key()
-    mod = _modules.get(key)
-    if mod is None:
-        with _lock:
-            mod = _modules.get(key)
-            if mod is None:
-                stem, src = reduce_codegen.module_source(r)
-                path = cache.write_source(stem + ".py", src)
-                mod = _modules[key] = cache.import_file("jtorch_kernels_generated." + stem, path)
-    return mod
+    return cache.generated_module(("reduce", r.kernel_key()), lambda: reduce_codegen.module_source(r))
 
 
 def _identity(r: Reduction, dt: np.dtype) -> Any:

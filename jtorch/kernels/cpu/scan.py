@@ -8,7 +8,6 @@ in parallel chunks of rows when `threads.num_chunks` says so.
 """
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
@@ -18,20 +17,9 @@ from ..scalar_scan import RowNormaliser
 from . import cache, scan_codegen
 from .threads import num_chunks
 
-_modules: dict[Any, Any] = {}  # declaration -> its imported kernel module
-_lock = threading.Lock()
-
-
 def _kernels(decl: Any) -> Any:
-    mod = _modules.get(decl)
-    if mod is None:
-        with _lock:
-            mod = _modules.get(decl)
-            if mod is None:
-                stem, src = scan_codegen.module_source(decl)
-                path = cache.write_source(stem + ".py", src)
-                mod = _modules[decl] = cache.import_file("jtorch_kernels_generated." + stem, path)
-    return mod
+    """The imported kernel module of a scan declaration (generated on first use)."""
+    return cache.generated_module(("scan", decl), lambda: scan_codegen.module_source(decl))
 
 
 def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
@@ -71,7 +59,7 @@ def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
     args: list[Any] = []
     for t in tensors:
         args += (t._storage.data, t._offset, t._stride[dim] if t._size else 1)
-    k = _modules.get(decl) or _kernels(decl)
+    k = _kernels(decl)
     if nchunks <= 1:
         k.rows(0, nrows, meta, ndim, soff, n, w, *args)
     else:
