@@ -36,14 +36,20 @@ def _policy():
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Records the chunk count of every parallel launch loops.py makes. Late launches do not
-    start serial periods here: on a loaded machine they would, and the counts would vary."""
-    calls: list[int] = []
+    """Records the chunk count of every parallel launch loops.py makes; `calls.inline` counts
+    the loops run serially through the parallel entry point. Late launches do not start serial
+    periods here: on a loaded machine they would, and the counts would vary."""
+    class Calls(list):
+        inline = 0
+    calls = Calls()
     monkeypatch.setattr(threads, "note_late", lambda numel, lost_ns: None)
 
     def counted(parallel):
         def run(total, nchunks, *args):
-            calls.append(nchunks)
+            if nchunks > 1:
+                calls.append(nchunks)
+            else:
+                calls.inline += 1
             return parallel(total, nchunks, *args)
         return run
 
@@ -114,7 +120,7 @@ def test_one_thread_makes_every_loop_serial(spy) -> None:
     assert threads.num_chunks(10 ** 9) == 1
     r = t + t
     s = m.t() + c  # one transposed operand: the strided loop
-    assert spy == []
+    assert spy == [] and spy.inline == 2  # serial, inside the one compiled entry point
     np.testing.assert_array_equal(r.numpy(), x + x)
     np.testing.assert_array_equal(s.numpy(), 2 * m.numpy().T)
     if POOL >= 2:
@@ -222,8 +228,10 @@ def test_parallel_for_protocol(monkeypatch) -> None:
     threads.parallel_for(serial, late, n, "x")
     assert threads.late_launches == late_before + 1
     assert threads.serial_period_left(n) > 0
-    threads.parallel_for(serial, on_time, n, "y")  # now serial
-    assert ran[-1] == f"serial 0 {n} y"
+    threads.parallel_for(serial, on_time, n, "y")  # now serial, inside the parallel entry point
+    assert ran[-1] == f"parallel {n} 1 y"
+    threads.parallel_for(serial, on_time, GRAIN_SIZE - 1, "z")  # under the grain: the serial one
+    assert ran[-1] == f"serial 0 {GRAIN_SIZE - 1} z"
 
     threads.reset()
 
@@ -242,10 +250,13 @@ def test_parallel_for_protocol(monkeypatch) -> None:
 def test_results_correct_during_a_serial_period(spy) -> None:
     x = np.random.default_rng(2).standard_normal((400, 333)).astype(np.float32)
     t = jtorch.from_numpy(x)
+    t * 2, t.t() * 2  # compile first: a cold compile outlasts the longest serial period (1 s)
+    spy.clear()
+    spy.inline = 0
     start_serial_period(x.size, 10 ** 9)  # a long serial period for this size and below
     np.testing.assert_array_equal((t * 2).numpy(), x * 2)
     np.testing.assert_array_equal((t.t() * 2).numpy(), x.T * 2)
-    assert spy == []
+    assert spy == [] and spy.inline == 2
     threads.reset()
     np.testing.assert_array_equal((t * 2).numpy(), x * 2)
     assert spy == ([threads.num_chunks(x.size)] if POOL >= 2 else [])

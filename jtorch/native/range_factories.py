@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..kernels.cpu.threads import num_chunks
+from ..kernels.cpu.threads import static_num_chunks
 from ..scalar import C_TYPE_NAME, SCALAR_TYPE_NAME, checked_scalar, format_double as _g, not_implemented
 from ..tensor import Tensor
 from .copy import copy_from_host
@@ -78,8 +78,9 @@ def compute_arange_size(start: Any, end: Any, step: Any, dtype: _dt.dtype) -> in
 
 def _parallel_chunks(n: int) -> list[tuple[int, int]]:
     """at::parallel_for's split of [0, n) (OpenMP: divup(n, nthreads) per thread), with the
-    process's thread policy deciding the number of chunks."""
-    nt = num_chunks(n)
+    process's thread count deciding the number of chunks (values are rounded per chunk, so the
+    busy-machine fallback must not change them)."""
+    nt = static_num_chunks(n)
     if nt <= 1:
         return [(0, n)]
     cs = -(-n // nt)

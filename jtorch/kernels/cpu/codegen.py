@@ -147,7 +147,7 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
 
     Entry points (all module-level, so Numba can cache them):
       contig(start, stop, <operands>, <extras>)                  flat loop over [start, stop)
-      contig_par(numel, nchunks, <operands>, <extras>) -> int     prange over chunks
+      contig_par(numel, nchunks, <operands>, <extras>) -> int     prange over chunks (1: serial)
       strided(start, stop, meta, ndim, soff, <operands>, <extras>)  rows over [start, stop)
       strided_par(numel, nchunks, meta, ndim, soff, ...) -> int
     An array operand is passed as (buffer, offset), a scalar operand as its value.  `meta`
@@ -222,7 +222,13 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
             "    return -1",
             "return _jt_now() - t",
         ]))
+        # nchunks <= 1: the serial loop, from this entry point, so that one compiled function
+        # serves every loop big enough to go parallel, whatever the busy-machine policy says
+        # in the process that compiled it (a warm process then compiles nothing)
         out.append(_decorated(f"def {name}_par(numel, nchunks, {pre}{plist}):", [
+            "if nchunks <= 1:",
+            f"    {name}(0, numel, {pre}{plist})",
+            "    return 0",
             "t = _jt_now()",
             "work = _jt_np.empty(nchunks, _jt_np.int64)",
             "for c in _jt_nb.prange(nchunks):",

@@ -103,7 +103,7 @@ def launch(scalar_fn: Callable, shape: tuple[int, ...], operands: list,
         # the row state per chunk lives in meta: size it for the most chunks the policy allows
         nchunks = num_chunks(numel)
         meta, soff = _meta(shape, operands, nchunks)
-        if nchunks <= 1:
+        if numel < GRAIN_SIZE:
             k.strided(0, numel, meta, ndim, soff, *args, *extra)
         else:
             launch_parallel(k.strided, k.strided_par, numel, nchunks, meta, ndim, soff, *args, *extra)

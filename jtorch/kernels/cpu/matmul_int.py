@@ -48,6 +48,9 @@ def rows(a, b, out, lo, hi):  # pragma: no cover - compiled
 @numba.njit(parallel=True, nogil=True, error_model="numpy")
 def rows_parallel(a, b, out, nchunks):  # pragma: no cover - compiled
     total = a.shape[0] * a.shape[1]
+    if nchunks <= 1:  # serial, from the entry point every big product calls (threads.py)
+        rows(a, b, out, 0, total)
+        return
     for c in numba.prange(nchunks):
         rows(a, b, out, c * total // nchunks, (c + 1) * total // nchunks)
 
@@ -61,7 +64,7 @@ def int_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         return
     work = total * a.shape[2] * b.shape[2]  # multiply-adds
     nchunks = min(num_chunks(work, MAC_GRAIN), total)
-    if nchunks <= 1:
+    if work < MAC_GRAIN:
         rows(a, b, out, 0, total)
     else:
         rows_parallel(a, b, out, nchunks)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import cache, reduce_codegen
-from .threads import num_chunks
+from .threads import GRAIN_SIZE, num_chunks
 from ..reduction import OrderStatistic, Reduction
 
 def kernels(r: Reduction) -> Any:
@@ -112,7 +112,7 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
     if numel:
         g = np.array([nd, d, *shape, *in_st, *acc_st, *(v for c in chunks for v in c), indices is not None],
                      dtype=np.int64)
-        if len(chunks) == 1:
+        if numel < GRAIN_SIZE:  # bigger ones go through the one entry point (threads.py)
             mod.accumulate(g, 0, ib, x._offset, ab, xb, ident, *ex)
         else:
             mod.accumulate_par(g, len(chunks), ib, x._offset, ab, xb, ident, *ex)

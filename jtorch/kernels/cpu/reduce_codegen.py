@@ -348,6 +348,9 @@ def _drivers_source(r: Reduction, ex: str) -> str:
         "        cnt[q] = 0",
     ]) + "\n"
     par = _jit(parallel=True) + f"def accumulate_par(g, nchunks, ib, io, ab, xb, ident{ex}):\n" + _indent([
+        "if nchunks <= 1:  # serial, from the entry point every big reduction calls (threads.py)",
+        f"    accumulate(g, 0, ib, io, ab, xb, ident{ex})",
+        "    return",
         "for c in _jt_nb.prange(nchunks):",
         f"    accumulate(g, c, ib, io, ab, xb, ident{ex})",
     ]) + "\n"

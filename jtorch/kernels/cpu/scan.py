@@ -15,7 +15,7 @@ import numpy as np
 from ...geometry import coalesce_dimensions, reorder_dimensions
 from ..scalar_scan import RowNormaliser
 from . import cache, scan_codegen
-from .threads import num_chunks
+from .threads import GRAIN_SIZE, num_chunks
 
 def _kernels(decl: Any) -> Any:
     """The imported kernel module of a scan declaration (generated on first use)."""
@@ -60,7 +60,7 @@ def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
     for t in tensors:
         args += (t._storage.data, t._offset, t._stride[dim] if t._size else 1)
     k = _kernels(decl)
-    if nchunks <= 1:
+    if nrows * n < GRAIN_SIZE:
         k.rows(0, nrows, meta, ndim, soff, n, w, *args)
     else:
         k.rows_par(nrows, nchunks, meta, ndim, soff, n, w, *args)

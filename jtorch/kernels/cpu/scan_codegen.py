@@ -156,6 +156,9 @@ def _walk_source(kind: str) -> str:
     src += "".join("    " + line + "\n" for line in body)
     src += "\n\n" + _JIT.format(opts=", parallel=True") + (
         f"def rows_par(nrows, nchunks, meta, ndim, soff, n, w, {ops}):\n"
+        "    if nchunks <= 1:  # serial, from the entry point every big scan calls (threads.py)\n"
+        f"        rows(0, nrows, meta, ndim, soff, n, w, {ops})\n"
+        "        return\n"
         "    for c in _jt_nb.prange(nchunks):\n"
         f"        rows(c * nrows // nchunks, (c + 1) * nrows // nchunks, meta, ndim, "
         f"soff + c * ({nops} + ndim), n, w, {ops})\n")

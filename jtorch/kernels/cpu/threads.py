@@ -259,18 +259,28 @@ def parallel_for(serial: Callable[..., Any], parallel: Callable[..., int], total
                  *args: Any, work: int | None = None) -> None:
     """Run a loop over `total` items the way the policy says (at::parallel_for's role).
 
-    ``serial(0, total, *args)`` runs it on the calling thread; ``parallel(total, nchunks, *args)``
-    runs it as `nchunks` chunks in a prange and returns its serial estimate minus the region's
+    ``serial(0, total, *args)`` runs it on the calling thread (loops under the grain size);
+    ``parallel(total, nchunks, *args)`` runs it as `nchunks` chunks in a prange (1: serially,
+    inline) and returns its serial estimate minus the region's
     time, in ns (:mod:`chunk_clock`): nchunks x its shortest chunk's time for equal chunks, else
     their sum; 0 when it does not time itself. Or CHUNK_FAILED when a chunk raised: the serial
     loop then reruns to raise the real exception. `work` (default `total`) is what the grain
     size is compared with, e.g. multiply-adds for a matmul.
     """
-    nchunks = num_chunks(total if work is None else work)
+    w = total if work is None else work
+    if w < GRAIN_SIZE:
+        serial(0, total, *args)
+        return
+    nchunks = num_chunks(w)
     if nchunks > total:
         nchunks = total
     if nchunks <= 1:
-        serial(0, total, *args)
+        # serial, but through the parallel entry point (it runs one chunk inline): the loops big
+        # enough to go parallel compile one function, whichever way the busy-machine policy
+        # sent them in the process that compiled it, so a warm process compiles nothing
+        if not _started:
+            _start()  # loading a parallel function starts Numba's pool: with our wait policy
+        parallel(total, 1, *args)
         return
     if nchunks < _pool:
         gain = _with_numba_threads(nchunks, parallel, total, args)
@@ -283,7 +293,12 @@ def parallel_for(serial: Callable[..., Any], parallel: Callable[..., int], total
 def launch_parallel(serial: Callable[..., Any], parallel: Callable[..., int], total: int,
                     nchunks: int, *args: Any, work: int | None = None) -> None:
     """The parallel half of :func:`parallel_for`, for a caller that sized buffers by the
-    `nchunks` (> 1) it got from :func:`num_chunks`."""
+    `nchunks` it got from :func:`num_chunks` (1: the parallel entry point runs it serially)."""
+    if nchunks <= 1:
+        if not _started:
+            _start()
+        parallel(total, 1, *args)
+        return
     if nchunks < _pool:
         gain = _with_numba_threads(nchunks, parallel, total, args)
     else:
