@@ -27,13 +27,20 @@ GAP_S = 0.005
 
 def time_round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int
                      ) -> dict[str, list[float]]:
-    """Seconds per call for each callable: `repeat` rounds of `number` calls, libraries in turn."""
+    """Seconds per call for each callable: `repeat` rounds of `number` calls, libraries in turn.
+
+    The order rotates every round, so each library follows each other one equally often: a
+    library's thread pool still busy after its turn slows whoever comes next (torch's OpenMP
+    workers after its 1024x1024 matmul cost the next library's matmul 15% here, even after the
+    gap below), and a fixed order would charge that to one library."""
     times: dict[str, list[float]] = {k: [] for k in fns}
+    names = list(fns)
     gc_was = gc.isenabled()
     gc.disable()
     try:
-        for _ in range(repeat):
-            for name, fn in fns.items():
+        for r in range(repeat):
+            for name in names[r % len(names):] + names[:r % len(names)]:
+                fn = fns[name]
                 time.sleep(GAP_S)
                 t0 = time.perf_counter()
                 for _ in range(number):

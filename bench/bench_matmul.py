@@ -6,17 +6,15 @@ Rows (targets from the matmul issue):
   * ``a @ b`` 512x512 int64: target >= NumPy's (NumPy has no integer BLAS: a naive loop; jtorch
     runs a Numba ikj kernel);
   * ``a @ b`` 64x64 float32: per-call overhead, target jtorch's time <= 5x torch's;
-  * reported: bmm and the same product through einsum, float16 (computed in float32), int32,
-    and a jtorch parallel elementwise add alternating with a matmul (two thread pools, Numba's
-    OpenMP workers and OpenBLAS's, in one process: more-facts.md B).
+  * reported: bmm and the same product through einsum, float16 (computed in float32), int32.
+    The row alternating a matmul with a parallel add (two thread pools in one process) is in
+    bench_threads.py, with its target.
 
 GFLOP/s (2*M*N*K / median time) of every row are in the notes.
 ``python bench/bench_matmul.py`` prints the table for this module alone.
 """
 from __future__ import annotations
 
-import os
-import time
 from typing import Any, Callable
 
 import numpy as np
@@ -31,38 +29,6 @@ def _gflops(row: dict, flops: float) -> str:
         if cell:
             parts.append(f"{lib} {flops / cell['median_s'] / 1e9:.1f}")
     return f"{row['name']}: " + ", ".join(parts)
-
-
-def _alternating(jtorch: Any, rng: np.random.Generator, repeat: int) -> tuple[dict, str]:
-    """A 1M-element float32 add (a parallel Numba loop) alternating with a 256x256 float32 matmul
-    (OpenBLAS threads): median time per pair, against each alone."""
-    n = 1 << 20
-    x = to_jtorch(rng.standard_normal(n, dtype=np.float32))
-    y = to_jtorch(rng.standard_normal(n, dtype=np.float32))
-    a = to_jtorch(rng.standard_normal((256, 256), dtype=np.float32))
-
-    def med(fn: Callable[[], Any], number: int = 20) -> float:
-        for _ in range(5):
-            fn()
-        ts = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            for _ in range(number):
-                fn()
-            ts.append((time.perf_counter() - t0) / number)
-        return float(np.median(ts))
-
-    add = med(lambda: x + y)
-    mm = med(lambda: a @ a)
-    pair = med(lambda: (x + y, a @ a))
-    row = {"name": "add 1M f32 then matmul 256 f32, alternating", "group": "matmul", "kind": "time",
-           "jtorch": {"median_s": pair, "min_s": pair, "rounds": repeat}, "status": "report",
-           "ratio": pair / (add + mm), "ratio_vs": "alone", "better": "lower"}
-    note = (f"thread pools: 1M add alone {add * 1e3:.3f} ms, 256 matmul alone {mm * 1e3:.3f} ms, the pair "
-            f"alternating {pair * 1e3:.3f} ms ({pair / (add + mm):.2f}x the sum; OMP_WAIT_POLICY="
-            f"{os.environ.get('OMP_WAIT_POLICY', 'unset')}, OPENBLAS_NUM_THREADS="
-            f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')})")
-    return row, note
 
 
 def run() -> dict:
@@ -123,9 +89,6 @@ def run() -> dict:
     a, b = mat((n, n), np.int32), mat((n, n), np.int32)
     case(f"a @ b {n}x{n} i32", [a, b], matmul, matmul, matmul, 2.0 * n ** 3, number=1, repeat=5, rtol=0, atol=0)
 
-    row, note = _alternating(jtorch, rng, 5 if QUICK else 15)
-    rows.append(row)
-    notes.append(note)
     return {"rows": rows, "notes": notes}
 
 

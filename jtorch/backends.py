@@ -21,8 +21,9 @@ from typing import Any, Callable
 # The stub kinds a backend may provide; a missing one makes the operators that need it raise
 # PyTorch's "not implemented" error on that backend.
 #   elementwise(it, scalar_fn, extras)          run a scalar function over a built TensorIterator
-#   elementwise_contiguous(fn, pattern, nextra)  -> run(out, tensors, extras): TensorIterator's
-#                                                fast set-up (optional; the full build otherwise)
+#   elementwise_contiguous(fn, pattern, nextra)  -> run(out, tensors, dtype, extras, numel):
+#                                                TensorIterator's fast set-up (optional; the full
+#                                                build otherwise)
 #   reduce(it, reduction, extras)                a declared Reduction over a reduce-mode iterator
 #   reduce_contiguous(reduction, x, results, extras)  a small contiguous input reduced whole, no
 #                                                iterator (optional; the iterator otherwise)

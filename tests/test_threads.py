@@ -227,6 +227,10 @@ def test_parallel_for_protocol(monkeypatch) -> None:
     late_before = threads.late_launches
     threads.parallel_for(serial, late, n, "x")
     assert threads.late_launches == late_before + 1
+    assert threads.serial_period_left(n) == 0  # one late launch among fast ones: noise
+    threads.parallel_for(serial, on_time, n, "x")
+    threads.parallel_for(serial, late, n, "x")  # two of the last three: a busy machine
+    assert threads.late_launches == late_before + 2
     assert threads.serial_period_left(n) > 0
     threads.parallel_for(serial, on_time, n, "y")  # now serial, inside the parallel entry point
     assert ran[-1] == f"parallel {n} 1 y"

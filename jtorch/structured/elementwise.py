@@ -228,7 +228,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                             n = a.numel()
                             out = Tensor._make(new_storage(n, out_dt, dev), size, st, 0, out_dt, dev)
                             if n:
-                                runner(out, args, dt, cextras)
+                                runner(out, args, dt, cextras, n)
                             return out
                 except AttributeError:  # an absent optional tensor
                     pass
@@ -242,7 +242,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
             n = a.numel()
             out = Tensor._make(new_storage(n, out_dt, dev), size, a._stride, 0, out_dt, dev)
             if n:
-                runner(out, tensors, dt, cextras)
+                runner(out, tensors, dt, cextras, n)
             return out
 
         return functional
@@ -260,8 +260,9 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                     p = same_plans.get(dt)
                     if (p is not None and p[2] is dt and size and dev.type == device_type
                             and st == _contiguous(size)):
-                        if self.numel():
-                            p[0](self, (self,) + args, dt, p[1])
+                        n = self.numel()
+                        if n:
+                            p[0](self, (self,) + args, dt, p[1], n)
                         return self
             except AttributeError:  # an absent optional tensor
                 pass
@@ -270,8 +271,9 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
         if f is None:
             return generic(self, *args, **kwargs)
         dt, pattern, (runner, cextras, _) = f
-        if self.numel():
-            runner(self, tensors, dt, cextras)
+        n = self.numel()
+        if n:
+            runner(self, tensors, dt, cextras, n)
         return self
 
     return inplace

@@ -35,14 +35,16 @@ def elementwise(it: Any, scalar_fn: Callable, extras: tuple) -> None:
 
 def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> Callable:
     """TensorIterator's fast set-up: every array operand contiguous, of one shape. Returns
-    run(out, tensors, compute_dtype, extras) for inputs laid out as `pattern` (True = array,
-    False = a CPU scalar read as a value)."""
-    from .loops import contiguous_launcher
+    run(out, tensors, compute_dtype, extras, numel) for inputs laid out as `pattern` (True =
+    array, False = a CPU scalar read as a value)."""
+    from .loops import arrays_runner, contiguous_launcher
 
+    if all(pattern):  # the commonest case, as straight-line code (per-call cost: a+b on 100k)
+        return arrays_runner(scalar_fn, len(pattern), nextra)
     launcher = contiguous_launcher(scalar_fn, (True,) + tuple(pattern), nextra)
     pattern = tuple(pattern)
 
-    def run(out: Any, tensors: list, dtype: Any, extras: list) -> None:
+    def run(out: Any, tensors: list, dtype: Any, extras: list, numel: int) -> None:
         args = [out._storage.data, out._offset]
         np_type = dtype.numpy.type
         for t, is_array in zip(tensors, pattern):
@@ -52,7 +54,7 @@ def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> 
             else:
                 args.append(as_scalar(np_type, t._storage.data[t._offset]))
         args.extend(extras)
-        launcher(out.numel(), *args)
+        launcher(numel, *args)
 
     return run
 

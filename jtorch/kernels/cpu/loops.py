@@ -151,3 +151,36 @@ def contiguous_launcher(scalar_fn: Callable, is_array: tuple[bool, ...], nextra:
             raise _zero_division() from None
 
     return run
+
+
+_ARRAYS_RUNNER = """\
+def run(out, tensors, dtype, extras, numel, _cell=[None], _key=key):
+    {unpack} = tensors
+    k = _cell[0]
+    if k is None:
+        k = _cell[0] = _kernels.get(_key) or _load(*_key)
+    try:
+        if numel < GRAIN_SIZE:
+            k.contig(0, numel, out._storage.data, out._offset, {operands}{extras})
+        else:
+            parallel_for(k.contig, k.contig_par, numel, out._storage.data, out._offset, {operands}{extras})
+    except ZeroDivisionError:
+        raise _zero_division() from None
+"""
+
+
+def arrays_runner(scalar_fn: Callable, ninputs: int, nextra: int) -> Callable[..., None]:
+    """`run(out, tensors, dtype, extras, numel)` for `ninputs` contiguous CPU tensors and a
+    contiguous output of `numel` elements, written out for this arity: the fast set-up's
+    commonest call pays for no argument list and no loop over operands (a + b on 100k
+    elements is mostly this per-call work and the loop itself). It runs in this module's
+    globals, so it sees what the module sees (tests replace parallel_for)."""
+    names = [f"t{i}" for i in range(ninputs)]
+    src = _ARRAYS_RUNNER.format(
+        unpack=", ".join(names) + ("," if ninputs == 1 else ""),
+        operands=", ".join(f"{t}._storage.data, {t}._offset" for t in names),
+        extras="".join(f", extras[{j}]" for j in range(nextra)))
+    bits = (1 << (ninputs + 2)) - 1  # a leading 1, then out and every input: arrays
+    ns = {"key": (scalar_fn, bits, nextra)}
+    exec(compile(src, f"<jtorch elementwise runner {scalar_fn.__name__}/{ninputs}>", "exec"), globals(), ns)
+    return ns["run"]

@@ -189,5 +189,4 @@ def _small_runner(r: Reduction, in_dt: np.dtype, results: list) -> Any:
     return run
 
 
-GRAIN_SIZE = 32768
 _small: dict = {}

@@ -16,10 +16,11 @@ many chunks to split its work into (1: run serially on the calling thread) and r
   launch a thousand times slower than running serially. So each parallel entry point times its
   chunks (:mod:`chunk_clock`): nchunks x its shortest chunk is what a serial run would have
   cost, against the time the parallel region took (a chunk that started late or was preempted
-  makes the region overrun). A launch that lost to its own serial
-  estimate makes loops of that size, and smaller ones, run serially for a while: ``LATE_RATIO``
-  times the time it lost, doubling while the probes that follow keep losing, between
-  ``SERIAL_MIN_S`` and ``SERIAL_MAX_S``. Time lost to probing is thus at most 1/LATE_RATIO of the
+  makes the region overrun). When two of the last three launches of a size class lost to
+  their serial estimate (one late launch among fast ones is noise; so is the first launch after
+  a serial period, whose workers were asleep), loops of that size, and smaller ones, run
+  serially for a while: ``LATE_RATIO`` times the time lost, doubling while the probes that
+  follow keep losing, between ``SERIAL_MIN_S`` and ``SERIAL_MAX_S``. Time lost to probing is thus at most 1/LATE_RATIO of the
   run, and an idle machine gets its parallel speed back within ``SERIAL_MAX_S``.
 * **Two thread pools.** Numba's OpenMP workers and NumPy's OpenBLAS workers spin after their
   work; on a small machine each pool's spinning starves the other (alternating a parallel add
@@ -80,6 +81,7 @@ _strikes = [0] * 65
 _last_until = [0.0] * 65
 _last_period = [0.0] * 65
 _serial_until_max = 0.0         # max(_until): the fast path checks nothing when it is past
+_recent: list[list[int]] = [[] for _ in range(65)]  # per size class: the last launches' gains (ns)
 late_launches = 0               # parallel launches that lost to their serial estimate (bench)
 
 
@@ -198,14 +200,30 @@ def _in_serial_period(numel: int) -> bool:
     return now < _until[min(numel.bit_length(), 64)]
 
 
+def note_gain(numel: int, gain_ns: int) -> None:
+    """A parallel launch over `numel` ran `gain_ns` faster than its serial estimate (negative:
+    slower). Two late launches among the last three of its size class start a serial period."""
+    global late_launches
+    r = _recent[min(numel.bit_length(), 64)]
+    r.append(gain_ns)
+    if len(r) > 3:
+        del r[0]
+    if gain_ns >= 0:
+        return
+    late_launches += 1
+    lost = [-g for g in r if g < 0]
+    if len(lost) >= 2:
+        r.clear()  # the probe after the serial period starts a fresh count
+        note_late(numel, sum(lost) // len(lost))
+
+
 def note_late(numel: int, lost_ns: int) -> None:
     """A parallel launch over `numel` ran `lost_ns` longer than its serial estimate: run loops of
     this size class and smaller serially for a while (see the module doc)."""
-    global _serial_until_max, late_launches
+    global _serial_until_max
     b = min(numel.bit_length(), 64)
     now = _clock()
     with _lock:
-        late_launches += 1
         # a probe that is late right after the previous period escalates; an isolated one not
         if now - _last_until[b] > 2 * _last_period[b] + SERIAL_MIN_S:
             _strikes[b] = 0
@@ -227,6 +245,8 @@ def reset() -> None:
     with _lock:
         for lst in (_until, _last_until, _last_period):
             lst[:] = [0.0] * len(lst)
+        for r in _recent:
+            r.clear()
         _strikes[:] = [0] * len(_strikes)
         _serial_until_max = 0.0
 
@@ -288,6 +308,8 @@ def parallel_for(serial: Callable[..., Any], parallel: Callable[..., int], total
         gain = parallel(total, nchunks, *args)
     if gain < 0:
         _lost(gain, serial, total, args, work)
+    else:
+        note_gain(w, gain)
 
 
 def launch_parallel(serial: Callable[..., Any], parallel: Callable[..., int], total: int,
@@ -305,6 +327,8 @@ def launch_parallel(serial: Callable[..., Any], parallel: Callable[..., int], to
         gain = parallel(total, nchunks, *args)
     if gain < 0:
         _lost(gain, serial, total, args, work)
+    else:
+        note_gain(total if work is None else work, gain)
 
 
 def _with_numba_threads(nchunks: int, parallel: Callable[..., int], total: int, args: tuple) -> int:
@@ -326,4 +350,4 @@ def _lost(gain: int, serial: Callable[..., Any], total: int, args: tuple, work: 
     if gain == CHUNK_FAILED:
         serial(0, total, *args)  # raises the chunk's exception
         raise RuntimeError("a parallel chunk failed but the serial loop did not")
-    note_late(total if work is None else work, -gain)
+    note_gain(total if work is None else work, gain)
