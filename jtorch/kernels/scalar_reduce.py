@@ -9,37 +9,32 @@ first, as PyTorch's make_reduction does); `like(x, v)` keeps float32 code in flo
 import math
 
 from numba import types
-from numba.extending import overload
 
-from .cpu.codegen import jit_import
+from .frontend import implements
 from .reduction import Reduction
 from .scalar_unary import like
 
-_NUMPY_MODEL = {"error_model": "numpy"}
-
 
 # ---- type-dispatching helpers -------------------------------------------------------------------
-@jit_import
 def abs_squared(x):
     """|x|**2: x*x for real x, re**2 + im**2 for complex x (no square root taken)."""
     return x.real * x.real + x.imag * x.imag
 
 
-@overload(abs_squared, jit_options=_NUMPY_MODEL)
-def _abs_squared_ov(x):
+@implements(abs_squared)
+def _abs_squared(x):
     if isinstance(x, types.Complex):
         return lambda x: x.real * x.real + x.imag * x.imag
     return lambda x: x * x
 
 
-@jit_import
 def divide_by_count(acc, n):
     """acc / n, n a real number: complex / 0 is nan+nanj, as in PyTorch, not a ZeroDivisionError."""
     return acc / n
 
 
-@overload(divide_by_count, jit_options=_NUMPY_MODEL)
-def _divide_by_count_ov(acc, n):
+@implements(divide_by_count)
+def _divide_by_count(acc, n):
     if isinstance(acc, types.Complex):
         ty = acc
         return lambda acc, n: ty(complex(acc.real / n, acc.imag / n))

@@ -12,8 +12,8 @@ run them along one dimension are generated (jtorch/kernels/cpu/scan_codegen.py).
 - A `RowNormaliser` makes three passes over a row: m = max(x), s = sum of shift(x, m) (written to
   the output as it goes), t = row_value(m, s), out = finish(written, x, m, t). softmax: exp(x - m),
   1 / s, written * t; log_softmax: (x - m) - log s (in that order, as PyTorch: x - m is exact near
-  the max). As PyTorch's vectorised CPU kernels, float32 rows sum in float32; float32 exp and log
-  are the vectorizable ones of fastmath.
+  the max). As PyTorch's vectorised CPU kernels, float32 rows sum in float32; exp and log are
+  jmath's (the CPU runs its vectorizable float32 versions, cpu/fastmath.py).
 
 The pieces are plain functions that use `math` and the type-dispatching helpers below (chosen at
 compile time by argument type), so that the same pieces can feed other targets.
@@ -23,12 +23,11 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
 from numba.core import types
-from numba.extending import overload, register_jitable
+from numba.extending import register_jitable
 
-from .cpu import fastmath
-from .cpu.codegen import jit_import
+from . import jmath
+from .frontend import implements
 from .jmath import like, log1p as log1p_any
 
 _NUMPY_MODEL = {"error_model": "numpy"}
@@ -59,20 +58,17 @@ class RowNormaliser:
 
 
 # ---- type-dispatching helpers (imported by generated kernels, never re-emitted) ---------------
-@jit_import
 def acc_const(x, v):
     """v in the accumulate type of x's type: float -> float64, complex -> complex128,
     integers and bool -> int64 (PyTorch's CPU acc_type; float16 is computed in float32)."""
     return v
 
 
-@overload(acc_const, jit_options=_NUMPY_MODEL)
-def _acc_const_ov(x, v):
-    if isinstance(x, types.Float):
-        return lambda x, v: np.float64(v)
-    if isinstance(x, types.Complex):
-        return lambda x, v: np.complex128(v)
-    return lambda x, v: np.int64(v)
+@implements(acc_const)
+def _acc_const(x, v):
+    ty = types.float64 if isinstance(x, types.Float) else (
+        types.complex128 if isinstance(x, types.Complex) else types.int64)
+    return lambda x, v: ty(v)
 
 
 @register_jitable(**_NUMPY_MODEL)
@@ -119,7 +115,6 @@ def _log_add_exp_complex(x, y):
     return log1p_any(cmath.exp(lo - hi)) + hi
 
 
-@jit_import
 def log_add_exp(x, y):
     """log(exp(x) + exp(y)) with PyTorch's handling of infinities and NaN (real and complex)."""
     if isinstance(x, complex) or isinstance(y, complex):
@@ -127,8 +122,8 @@ def log_add_exp(x, y):
     return math.log(math.exp(x) + math.exp(y))
 
 
-@overload(log_add_exp, jit_options=_NUMPY_MODEL)
-def _log_add_exp_ov(x, y):
+@implements(log_add_exp)
+def _log_add_exp(x, y):
     if isinstance(x, types.Complex):
         return lambda x, y: _log_add_exp_complex(x, y)
     return lambda x, y: _log_add_exp_real(x, y)
@@ -170,7 +165,7 @@ def cummin_take(x, best):
 
 # ---- softmax, log_softmax -----------------------------------------------------------------------
 def softmax_shift(x, m):
-    return fastmath.exp(x - m)
+    return jmath.exp(x - m)
 
 
 def softmax_row_value(m, s):
@@ -182,7 +177,7 @@ def softmax_finish(e, x, m, t):
 
 
 def log_softmax_row_value(m, s):
-    return fastmath.log(s)
+    return jmath.log(s)
 
 
 def log_softmax_finish(e, x, m, t):
