@@ -346,6 +346,10 @@ def trace(self: Tensor) -> Tensor:
 
 
 def block_diag_kernel(tensors: Sequence[Tensor]) -> Tensor:
+    if not tensors:
+        from ..device import CPU
+
+        return allocate((1, 0), None, _dt.get_default_dtype(), CPU)
     dev = tensors[0]._device if tensors else None
     dtype = tensors[0].dtype if tensors else _dt.get_default_dtype()
     mats = []
@@ -360,10 +364,6 @@ def block_diag_kernel(tensors: Sequence[Tensor]) -> Tensor:
         mats.append(t if len(t._size) == 2 else aten("reshape")(t, (1, -1)))
     rows = sum(m._size[0] for m in mats)
     cols = sum(m._size[1] for m in mats)
-    if dev is None:
-        from ..device import CPU
-
-        dev = CPU
     result = allocate((rows, cols), None, dtype, dev)
     if _has_data(result):
         be = backend(dev.type)

@@ -66,5 +66,6 @@ def remap(dst: Any, src: Any, tri: "tuple[int, bool] | None" = None) -> None:
 
         _loops = _loops_module
     rows = numel // shape[-1]
+    d = _bits(dst._storage.data)
     parallel_for(_loops.remap_rows, _loops.remap_rows_parallel, rows,
-                 _bits(dst._storage.data), dst._offset, _bits(src._storage.data), src._offset, g, work=numel)
+                 d, dst._offset, _bits(src._storage.data), src._offset, g, d.dtype.type(0), work=numel)

@@ -9,7 +9,8 @@ most five compiled specialisations and NaN payloads survive.
 
 Geometry `g` (int64): [nd, shape (nd), dst strides (nd), src strides (nd), k, mode], C order
 (dim nd-1 fastest). mode 0 copies everything; 1 keeps column - row <= k (tril), 2 keeps
-column - row >= k (triu), the row being dim nd-2 and the column dim nd-1.
+column - row >= k (triu), the row being dim nd-2 and the column dim nd-1; `zero` (the element
+type's zero) is written elsewhere.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from .chunk_clock import now_ns
 
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
-def remap_rows(lo, hi, dst, doff, src, soff, g):  # pragma: no cover - compiled
+def remap_rows(lo, hi, dst, doff, src, soff, g, zero):  # pragma: no cover - compiled
     """Rows lo..hi-1 (a row: the last dimension at fixed other indices, C order)."""
     nd = g[0]
     inner = g[nd]
@@ -41,7 +42,6 @@ def remap_rows(lo, hi, dst, doff, src, soff, g):  # pragma: no cover - compiled
     for d in range(nd - 1):
         dp += idx[d] * g[1 + nd + d]
         sp += idx[d] * g[1 + 2 * nd + d]
-    zero = dst[0] - dst[0]
     for _ in range(lo, hi):
         if mode == 0:
             for j in range(inner):
@@ -76,13 +76,13 @@ def remap_rows(lo, hi, dst, doff, src, soff, g):  # pragma: no cover - compiled
 
 @enable_package_cache
 @numba.njit(parallel=True, nogil=True, error_model="numpy")
-def remap_rows_parallel(total, nchunks, dst, doff, src, soff, g):  # pragma: no cover - compiled
+def remap_rows_parallel(total, nchunks, dst, doff, src, soff, g, zero):  # pragma: no cover - compiled
     # threads.parallel_for's protocol: nchunks x the shortest chunk (a serial run's cost) minus
     # the region's time; negative when a preempted or late chunk made the region lose
     t = now_ns()
     work = np.empty(nchunks, np.int64)
     for c in numba.prange(nchunks):
         t0 = now_ns()
-        remap_rows(c * total // nchunks, (c + 1) * total // nchunks, dst, doff, src, soff, g)
+        remap_rows(c * total // nchunks, (c + 1) * total // nchunks, dst, doff, src, soff, g, zero)
         work[c] = now_ns() - t0
     return work.min() * nchunks - (now_ns() - t)
