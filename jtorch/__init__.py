@@ -48,6 +48,7 @@ def __dir__() -> list[str]:
 
 from . import linalg, return_types  # noqa: F401,E402
 from .functional import einsum, norm, tensordot, _tensor_norm  # noqa: F401,E402  (torch.functional's Python-level functions)
+from .functional import block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, meshgrid  # noqa: F401,E402
 
 Tensor.norm = _tensor_norm  # torch/_tensor.py's Python method, not a generated binding
 del _tensor_norm

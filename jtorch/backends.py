@@ -31,8 +31,11 @@ from typing import Any, Callable
 #                                                (kernels/scalar_scan.py) along plan.dim of plan.input
 #   fill(t, value)  copy(dst, src)  random(kind, t, generator, params)  index(kind, ...)
 #   matmul(kind, out, a, b, self, beta, alpha)  out = alpha * a@b + beta * self; kind mm, bmm, mv, dot, vdot
+#   remap(dst, src, tri)                         dst[...] = src, one shape and dtype, strides may be
+#                                                negative (flip); tri=(k, lower): tril/triu's triangle
+#   cat(out, tensors, dim) -> bool               cat's fast copy (optional; False: copy stub per input)
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "reduce_contiguous", "scan", "fill", "copy",
-              "random", "index", "matmul", "read_scalar")
+              "random", "index", "matmul", "read_scalar", "remap", "cat")
 
 
 @dataclass

@@ -106,3 +106,61 @@ def _tensor_norm(self: Tensor, p: "float | str | None" = "fro", dim: Any = None,
                  dtype: Any = None) -> Tensor:
     """Tensor.norm (torch/_tensor.py): torch.norm of self."""
     return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+# ---- variadic front ends of list operators (torch.functional) ---------------------------------------
+def broadcast_tensors(*tensors: Tensor) -> tuple:
+    """broadcast_tensors(*tensors) -> tuple of views expanded to the common shape."""
+    return _vf("broadcast_tensors")(tensors)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """block_diag(*tensors) -> Tensor: a block diagonal matrix of the inputs (torch.block_diag)."""
+    return _vf("block_diag")(tensors)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """cartesian_prod(*tensors) -> Tensor: the cartesian product of 1-D tensors."""
+    return _vf("cartesian_prod")(tensors)
+
+
+def meshgrid(*tensors: Any, indexing: "str | None" = None) -> tuple:
+    """meshgrid(*tensors, indexing=None): grids of the inputs; warns (once) without indexing."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):  # the old one-list form
+        tensors = tuple(tensors[0])
+    kwargs = {} if indexing is None else {"indexing": indexing}
+    return _vf("meshgrid")(tensors, **kwargs)
+
+
+def broadcast_shapes(*shapes: Any) -> Any:
+    """broadcast_shapes(*shapes) -> Size: the shape broadcasting the given shapes gives
+    (torch._refs._broadcast_shapes, its texts), without making tensors."""
+    from collections.abc import Sequence
+
+    from .tensor import Size
+
+    shapes = tuple((s,) if isinstance(s, int) else s for s in shapes if s is not None)
+    if not shapes:
+        return Size([])
+    for s in shapes:
+        if not isinstance(s, Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    common = [1] * max(len(s) for s in shapes)
+    for arg, s in enumerate(shapes):
+        for i in range(-1, -1 - len(s), -1):
+            if s[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if s[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = s[i]
+            if s[i] == 1:
+                continue
+            if common[i] != s[i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at {i}! Mismatching "
+                                   f"argument at index {arg} had {s}; but expected shape should be broadcastable "
+                                   f"to {common}")
+    for i, v in enumerate(common):
+        if not isinstance(v, int):
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(v).__name__}')")
+    return Size(common)

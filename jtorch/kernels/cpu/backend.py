@@ -86,10 +86,10 @@ def reduce_contiguous(reduction: Any, x: Any, results: list, extras: tuple) -> b
 
 
 def register() -> None:
-    from . import fill, host, index, random, tensor_copy  # NumPy only: Numba loads on first use
+    from . import cat, fill, host, index, random, remap, tensor_copy  # NumPy only: Numba loads on first use
 
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
                      elementwise_contiguous=elementwise_contiguous, scan=scan, reduce=reduce,
                      reduce_contiguous=reduce_contiguous,
                      fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
-                     read_scalar=host.read_scalar, matmul=matmul)
+                     read_scalar=host.read_scalar, matmul=matmul, remap=remap.remap, cat=cat.cat)
