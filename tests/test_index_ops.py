@@ -34,11 +34,13 @@ def along_case(draw, dtypes=ALL, negative: bool = False, unique: bool = False):
     else:
         k = draw(st.integers(0, 5)) if n else 0
         idx = rng.integers(-n if negative else 0, max(n, 1), k).astype(np.int64)
-    if not shape and len(idx) == 1 and draw(st.booleans()):
-        idx = idx.reshape(())
+    if not shape:  # a 0-dim self takes one index and a 0-dim source
+        idx = rng.integers(-1 if negative else 0, 1, 1).astype(np.int64)
+        if draw(st.booleans()):
+            idx = idx.reshape(())
     sshape = list(nonempty(shape))
     sshape[d] = idx.size
-    sshape = tuple(sshape) if shape else (() if idx.size == 1 and draw(st.booleans()) else (idx.size,))
+    sshape = tuple(sshape) if shape else ()
     return (dtype, values(rng, dtype, shape), dim, idx, values(rng, dtype, sshape),
             draw(st.sampled_from(LAYOUTS[:3])), draw(st.sampled_from(INDEX_LAYOUTS)))
 
@@ -68,29 +70,23 @@ def _along_ref(x, dim, idx, src, reduce=None, include_self=True, alpha=1):
     out = x.copy().reshape(nonempty(x.shape))
     d = dim % out.ndim
     s = src.reshape(tuple(idx.size if k == d else n for k, n in enumerate(out.shape)))
+    om, sm = np.moveaxis(out, d, 0), np.moveaxis(s, d, 0)
     groups: dict = {}
     for j, v in enumerate(idx.reshape(-1)):
         groups.setdefault(int(v) % out.shape[d], []).append(j)
     for row, js in groups.items():
-        sl = [slice(None)] * out.ndim
-        sl[d] = row
-        dst = out[tuple(sl)]
-        for pos in np.ndindex(dst.shape):
-            contrib = []
-            for j in js:
-                sp = list(pos)
-                sp.insert(d, j)
-                contrib.append(s[tuple(sp)])
+        cur = np.array(om[row])
+        contrib = [np.array(sm[j]) for j in js]
+        with np.errstate(all="ignore"):
             if reduce is None:
-                dst[pos] = contrib[-1]
+                cur = contrib[-1]
             elif reduce == "add":
-                with np.errstate(all="ignore"):
-                    acc = dst[pos]
-                    for c in contrib:
-                        acc = (acc + np.array(alpha, x.dtype) * c) if x.dtype.kind != "b" else (acc or (alpha and c))
-                    dst[pos] = acc
+                for c in contrib:
+                    cur = (cur | (bool(alpha) & c)) if x.dtype.kind == "b" else (cur + np.array(alpha, x.dtype) * c)
             else:
-                dst[pos] = reduce_values(dst[pos], contrib, reduce, x.dtype, include_self)
+                for pos in np.ndindex(cur.shape):
+                    cur[pos] = reduce_values(cur[pos], [c[pos] for c in contrib], reduce, x.dtype, include_self)
+        om[row] = cur
     return out.reshape(x.shape)
 
 
@@ -146,7 +142,7 @@ def test_index_fill_against_numpy(case):
 def test_index_reduce_against_numpy(case, reduce, include_self):
     dtype, x, dim, idx, src, layout, ilayout = case
     if (reduce in ("amax", "amin") and dtype.kind == "c") or (reduce == "mean" and dtype.kind == "b"):
-        if idx.size:
+        if True:  # torch's dtype dispatch runs even when there is nothing to do
             with pytest.raises(NotImplementedError):
                 jt(x).index_reduce(dim, jt(idx), jt(src), reduce)
         return
@@ -237,7 +233,7 @@ def test_out_of_range_refused_with_torch_text(bad):
     if bad < -3 or bad >= 3:
         cases.append((lambda m, y: y.index_fill_(0, m.tensor([0, bad]), 1.0), IndexError,
                       f"index {bad} is out of bounds for dimension 0 with size 3"))
-    flat = bad * 4 if bad > 0 else bad * 4 - 1
+    flat = 11 + bad if bad > 0 else -12 + bad  # outside [-12, 12)
     cases += [(lambda m, y: y.take(m.tensor([0, flat])), IndexError,
                f"out of range: tried to access index {flat} on a tensor of 12 elements."),
               (lambda m, y: y.put_(m.tensor([0, flat]), m.ones(2), accumulate=True), IndexError,

@@ -183,6 +183,12 @@ def _index_reduce_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     if reduce not in _REDUCES:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     _index_func_meta(ctx, self, wrap_dim(extras["dim"], len(self._size)), index, source, "index_reduce")
+    if self._device.type != "meta":  # the kernel's dtype dispatch (it runs even with nothing to do)
+        if reduce == "mean" and self.dtype is _dt.bool:
+            raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
+        if reduce in ("amax", "amin") and self.dtype.is_complex:
+            raise NotImplementedError(f"\"{'maximum' if reduce == 'amax' else 'minimum'}_cpu\" not implemented for "
+                                      f"'{_name(self.dtype)}'")
 
 
 def _index_reduce_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
@@ -193,11 +199,6 @@ def _index_reduce_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any)
         warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=5)
     dim = wrap_dim(extras["dim"], len(self._size))
     reduce, include_self = extras["reduce"], extras["include_self"]
-    if reduce == "mean" and self.dtype is _dt.bool and not (self.dtype.is_floating_point or self.dtype.is_complex):
-        raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
-    if reduce in ("amax", "amin") and self.dtype.is_complex:
-        raise NotImplementedError(f"\"{'maximum' if reduce == 'amax' else 'minimum'}_cpu\" not implemented for "
-                                  f"'{_name(self.dtype)}'")
     n = nsize(self, dim)
     out = _begin(ctx, self, index, 0, n, _index_range_error)
     if index.numel() == 0:
