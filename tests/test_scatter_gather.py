@@ -167,8 +167,20 @@ def test_legacy_reduce_warns_and_bad_names():
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64])
-def test_duplicates_sum_exactly_in_parallel(dtype):
+def test_duplicates_sum_exactly_in_parallel(dtype, monkeypatch):
     """Many duplicates on a tensor large enough for the parallel path: every contribution counted."""
+    from jtorch.kernels.cpu import index_map, threads
+
+    launches = []
+    real = index_map.launch_parallel
+
+    def counted(*args, **kwargs):
+        launches.append(args[3])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(index_map, "launch_parallel", counted)
+    monkeypatch.setattr(index_map, "num_chunks", lambda n: 2)  # the split itself, whatever the machine's load
+    threads.reset()
     rng = np.random.default_rng(0)
     x = rng.integers(-5, 5, (300, 400)).astype(dtype)
     idx = rng.integers(0, 7, (300, 400))
@@ -181,10 +193,12 @@ def test_duplicates_sum_exactly_in_parallel(dtype):
             ref[tuple(p)] += src[pos]
         got = jt(x).scatter_add(dim, jt(idx), jt(src))
         assert_same(got, ref)
+        assert_same(jt(x).gather(dim, jt(idx % 300)), np.take_along_axis(x, idx % 300, dim))
         got = jt(x).index_add(dim, jt(idx[:, 0] if dim == 0 else idx[0]), jt(src))
         ref2 = x.copy()
         np.add.at(ref2, (idx[:, 0],) if dim == 0 else (slice(None), idx[0]), src)
         assert_same(got, ref2)
+    assert launches and all(n == 2 for n in launches)
 
 
 def test_scatter_duplicates_write_one_value_large():

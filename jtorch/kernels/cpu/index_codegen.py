@@ -11,7 +11,7 @@ signature, so one compile per dtype serves every shape and stride:
 Entry points:
 
     run(g, c, bd, od, bs, os, bi, oi, istride, isize, <extras>)      chunk c, serially
-    run_par(g, nchunks, <same operands>) -> int                      prange over the chunks
+    run_par(numel, nchunks, g, <same operands>) -> int               prange over the chunks
 
 `run` walks its chunk's sub-shape with an odometer over dims >= 1 and a tight loop along dim 0:
 it reads the index value, wraps a negative one (+ isize; the caller checked the values), and
@@ -90,7 +90,7 @@ def module_source(m: IndexMap) -> tuple[str, str]:
         f"run(g, c, {ops})",
         "return _jt_now() - t",
     ]) + "\n"
-    par = _JIT.format(opts=", parallel=True") + f"def run_par(g, nchunks, {ops}):\n" + _indent([
+    par = _JIT.format(opts=", parallel=True") + f"def run_par(numel, nchunks, g, {ops}):\n" + _indent([
         "t = _jt_now()",
         "work = _jt_np.empty(nchunks, _jt_np.int64)",
         "for c in _jt_nb.prange(nchunks):",
