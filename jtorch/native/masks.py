@@ -18,6 +18,7 @@ from ..kernels import scalar_index as M
 from ..memory_overlap import _YES, assert_no_internal_overlap, assert_no_partial_overlap, has_internal_overlap
 from ..scalar import SCALAR_TYPE_NAME, as_scalar, checked_scalar
 from ..structured.meta import TYPE_META_NAME, allocate, copy_into, resize_output
+from ..geometry import is_contiguous
 from ..structured.tensor_iterator import TensorIterator, TensorIteratorConfig
 from ..tensor import Tensor
 from .copy import copy_from_host
@@ -97,10 +98,24 @@ def _expand_outplace(a: Tensor, b: Tensor) -> tuple:
     return _op("expand").__call__(a, shape), _op("expand").__call__(b, shape)
 
 
-@masked_fill_Scalar.impl("CompositeImplicitAutograd")
+_MASKED_FILL_OUT = TensorIteratorConfig(check_all_same_dtype=False, allow_cpu_scalars=False)
+
+
+@masked_fill_Scalar.impl_backends
 def masked_fill_scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """torch: expand, clone (contiguous), masked_fill_. A contiguous self is filled in one pass into a
+    new contiguous tensor instead (the same values and layout, without reading the clone back)."""
     m, s = _expand_outplace(mask, self)
-    return masked_fill__Scalar.op(_op("clone").__call__(s), m, value)
+    if mask.dtype is not _dt.bool or self._device.type == "meta" or not is_contiguous(s._size, s._stride) \
+            or has_internal_overlap(s) == _YES:
+        return masked_fill__Scalar.op(_op("clone").__call__(s), m, value)
+    v = checked_scalar(self.dtype, value)
+    it = TensorIterator(0, ())
+    it.build_op(_MASKED_FILL_OUT, None, s, m)
+    if it.numel():
+        backend(self._device.type).stub("elementwise")(it, M.masked_fill, (as_scalar(it.compute_dtype.numpy.type, v),))
+        it.finish()
+    return it.output(0)
 
 
 @masked_fill_Tensor.impl("CompositeImplicitAutograd")

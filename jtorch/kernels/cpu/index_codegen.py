@@ -44,6 +44,12 @@ def module_source(m: IndexMap) -> tuple[str, str]:
     else:
         step = ["t = pd + i * sd0",
                 f"bd[_U(t)] = _jt_fn(bd[_U(t)], bs[_U(ps + i * ss0 + v * istride)]{ex})"]
+    if m.scatter:
+        row_pre = ["qd = pd + v * istride", "qs = ps"]
+    else:
+        row_pre = ["qd = pd", "qs = ps + v * istride"]
+    row_unit = [f"bd[_U(qd + i)] = _jt_fn(bd[_U(qd + i)], bs[_U(qs + i)]{ex})"]
+    row_step = [f"bd[_U(qd + i * sd0)] = _jt_fn(bd[_U(qd + i * sd0)], bs[_U(qs + i * ss0)]{ex})"]
     run = _JIT.format(opts="") + f"def run(g, c, {ops}):\n" + _indent([
         "nd = g[0]",
         "q = g[1]",
@@ -67,11 +73,24 @@ def module_source(m: IndexMap) -> tuple[str, str]:
         "    nouter *= sh[d]",
         "cnt = _jt_np.zeros(nd, _jt_np.int64)",
         "for o in range(nouter):",
-        "    for i in range(n0):",
-        "        v = bi[_U(pi + i * si0)]",
+        "    if si0 == 0:",
+        "        # one index value for the whole row (index_select, index_add, ...): a strided copy",
+        "        v = bi[_U(pi)]",
         "        if v < 0:",
         "            v += isize",
-        *("        " + s for s in step),
+        *("        " + s for s in row_pre),
+        "        if sd0 == 1 and ss0 == 1:",
+        "            for i in range(n0):",
+        *("                " + s for s in row_unit),
+        "        else:",
+        "            for i in range(n0):",
+        *("                " + s for s in row_step),
+        "    else:",
+        "        for i in range(n0):",
+        "            v = bi[_U(pi + i * si0)]",
+        "            if v < 0:",
+        "                v += isize",
+        *("            " + s for s in step),
         "    # odometer over dims >= 1",
         "    for d in range(1, nd):",
         "        cnt[d] += 1",
