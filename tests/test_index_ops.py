@@ -276,6 +276,9 @@ def test_argument_errors_match_torch():
         (lambda m: x(m).index_copy(1, m.tensor([0]), m.ones(3)), IndexError,
          "index_copy_(): When source and destination are not scalars, their dimensionality must match. Source "
          "dimensionality (1), destination dimensionality (2)"),
+        (lambda m: m.zeros(3, 4, 5).index_copy(0, m.tensor([0]), m.ones(1, 3, 6)), RuntimeError,
+         "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: 4 5 at "
+         "dimension 0 and source slice shape: 3 6 at dimension 0."),
         (lambda m: x(m).index_fill(0, m.tensor([0], dtype=m.int32), 1.), IndexError,
          "index_fill_(): Expected dtype int64 for index."),
         (lambda m: x(m).index_fill(0, m.tensor([[0]]), 1.), RuntimeError, "Index has to be a vector/scalar"),

@@ -43,7 +43,8 @@ def _index_range_error(v: int) -> IndexError:
 
 
 def _shape_vec(size: tuple) -> str:
-    return " ".join(str(s) for s in size) if len(size) == 1 else shape_str(size)
+    """c10's printing of a std::vector<int64_t>: the sizes separated by spaces."""
+    return " ".join(str(s) for s in size)
 
 
 # ---- index_select ---------------------------------------------------------------------------------
