@@ -30,8 +30,10 @@ from typing import Any, Callable
 #                                                (kernels/scalar_scan.py) along plan.dim of plan.input
 #   fill(t, value)  copy(dst, src)  random(kind, t, generator, params)  index(kind, ...)
 #   matmul(kind, out, a, b, self, beta, alpha)  out = alpha * a@b + beta * self; kind mm, bmm, mv, dot, vdot
+#   sort(kind, ...)                              sort, topk, kthvalue, mode, searchsorted, unique, isin,
+#                                                bincount, histc (jtorch/kernels/cpu/sort.py lists the forms)
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "reduce_contiguous", "scan", "fill", "copy",
-              "random", "index", "matmul", "read_scalar")
+              "random", "index", "matmul", "read_scalar", "sort")
 
 
 @dataclass
