@@ -270,7 +270,7 @@ class _Out:
         if not keep:  # keepdim=False: the reduced dim comes back as size 1
             v = np.expand_dims(v, dim)
         self.view = np.moveaxis(v, dim, -1)
-        r = self.view.reshape(-1, n) if self.view.size else np.empty((0, n), v.dtype)
+        r = self.view.reshape(-1, n) if self.view.size and n else np.empty((0, n), v.dtype)
         if as_uint and r.dtype.kind != "u" and r.size:
             r = r.view(_UINT[r.itemsize])
         self.direct = r.flags.c_contiguous and r.size and np.may_share_memory(r, v)
@@ -313,6 +313,10 @@ def _sort(x: Any, dim: int, descending: bool, values: Any, indices: Any) -> None
 def _topk(x: Any, k: int, dim: int, largest: bool, values: Any, indices: Any, last_only: bool = False,
           keep: bool = True) -> None:
     a = numpy_view(x)
+    if a.ndim == 0:  # torch: a 0-dim input is its own top-k, k = 0 included
+        k = 1
+    if k == 0:
+        return
     buf, off, rs, es, n = _rows(a, dim)
     kind, sign, expmask = _dtype_params(a.dtype)
     kout = 1 if last_only else k
