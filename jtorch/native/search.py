@@ -8,6 +8,7 @@ backend's `sort` stub.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from .. import dtypes as _dt
@@ -261,8 +262,10 @@ def _histc(self: Tensor, bins: int, min: Any, max: Any, out: "Tensor | None") ->
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if out is None:
         out = allocate((bins,), None, self.dtype, self._device)
-    else:  # hist.resize_: no warning
-        op("resize_")(out, [bins])
+    else:  # hist.resize_: no deprecation warning
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            resize_output(out, (bins,))
     if self._device.type == "meta":
         return out
     lo, hi = float(min), float(max)

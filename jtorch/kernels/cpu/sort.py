@@ -350,6 +350,9 @@ def _search(bd: Any, x: Any, right: bool, sorter: Any, out: Any) -> None:
     ct = np.result_type(b.dtype, v.dtype)
     ct = np.dtype(np.float32) if ct == np.float16 else np.dtype(np.int64) if ct.kind in "iub" else ct
     m = b.shape[-1] if b.ndim else 1
+    if m == 0:  # no boundaries: every value goes to 0
+        numpy_view(out)[...] = 0
+        return
     b2 = np.ascontiguousarray(b.reshape(-1, m), ct) if b.size else np.zeros((1, 0), ct)
     nv = v.shape[-1] if (v.ndim and b.ndim > 1) else v.size
     v2 = np.ascontiguousarray(v.reshape(-1, nv) if nv else v.reshape(0, 0), ct)
