@@ -37,29 +37,6 @@ _EXP = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}  # exponent bits: above
 
 # ---- ordered keys -------------------------------------------------------------------------------
 @numba.njit(inline="always")
-def _key(u, kind, sign, expmask, descending):
-    """The ordered key of one element's bits `u` (uint64): kind 0 unsigned, 1 signed, 2 float."""
-    ones = sign | (sign - np.uint64(1))
-    if kind == 0:
-        k = u
-    elif kind == 1:
-        k = u ^ sign
-    else:
-        a = u & (sign - np.uint64(1))
-        if a > expmask:
-            k = ones                      # every NaN: the largest key
-        elif a == 0:
-            k = sign                      # -0.0 sorts as 0.0
-        elif u & sign:
-            k = (~u) & ones
-        else:
-            k = u | sign
-    if descending:
-        k = ones - k
-    return k
-
-
-@numba.njit(inline="always")
 def _float_key(u, sign, expmask, ones):
     """The ordered key of a float's bits: NaN largest, -0.0 as 0.0, and otherwise the sign bit
     flipped (positive) or every bit flipped (negative), without a branch on the sign: random
