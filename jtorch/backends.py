@@ -34,8 +34,10 @@ from typing import Any, Callable
 #   remap(dst, src, tri)                         dst[...] = src, one shape and dtype, strides may be
 #                                                negative (flip); tri=(k, lower): tril/triu's triangle
 #   cat(out, tensors, dim) -> bool               cat's fast copy (optional; False: copy stub per input)
+#   sort(kind, ...)                              sort, topk, kthvalue, mode, searchsorted, unique, isin,
+#                                                bincount, histc (jtorch/kernels/cpu/sort.py lists the forms)
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "reduce_contiguous", "scan", "fill", "copy",
-              "random", "index", "matmul", "read_scalar", "remap", "cat")
+              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort")
 
 
 @dataclass

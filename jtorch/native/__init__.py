@@ -10,3 +10,4 @@ from . import blas, matmul, einsum  # noqa: F401
 from . import reductions, reductions_stats  # noqa: F401
 from . import joining, rearrange, grids  # noqa: F401
 from . import scatter_gather, index_ops, masks  # noqa: F401
+from . import sorting, search  # noqa: F401

@@ -85,6 +85,15 @@ def reduce_contiguous(reduction: Any, x: Any, results: list, extras: tuple) -> b
     return run(reduction, x, results, extras)
 
 
+def sort(kind: str, *args: Any) -> Any:
+    """Sorting, selection and search kernels (jtorch/kernels/cpu/sort.py; imported on first use,
+    and then installed as the stub itself)."""
+    from . import sort as module
+
+    register_backend("cpu", "CPU", sort=module.sort)
+    return module.sort(kind, *args)
+
+
 def register() -> None:
     from . import cat, fill, host, index, random, remap, tensor_copy  # NumPy only: Numba loads on first use
 
@@ -92,4 +101,5 @@ def register() -> None:
                      elementwise_contiguous=elementwise_contiguous, scan=scan, reduce=reduce,
                      reduce_contiguous=reduce_contiguous,
                      fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
-                     read_scalar=host.read_scalar, matmul=matmul, remap=remap.remap, cat=cat.cat)
+                     read_scalar=host.read_scalar, matmul=matmul, remap=remap.remap, cat=cat.cat,
+                     sort=sort)

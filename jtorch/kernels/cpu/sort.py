@@ -1,0 +1,497 @@
+"""The CPU `sort` stub: sort, topk/kthvalue, mode and the search/counting kernels.
+
+Engine (measured, bench/bench_sorting.py): every element is mapped to an *ordered key*, an
+unsigned integer whose order is torch's order of the values (NaN largest and all NaNs equal,
+-0.0 == 0.0; descending flips the key). For dtypes of 32 bits or less the key and the element's
+index along the row fit one uint64 (key << 32 | index): all keys are distinct, so NumPy's fast
+unstable sort (x86-simd-sort on AVX2/AVX-512) gives torch's *stable* order, indices included. For
+64-bit dtypes NumPy's argsort of the keys is followed by a pass that puts the indices of equal
+keys back in ascending order (stability). topk and kthvalue keep the k best (key, index) pairs
+in a heap per row; mode walks the runs of the sorted keys. Kernels take raw buffers viewed as
+unsigned integers of the element's width, so one compile serves every dtype of that width.
+
+    sort("sort", x, dim, descending, values | None, indices)
+    sort("topk", x, k, dim, largest, values, indices)       (outputs: k along dim, sorted)
+    sort("kthvalue", x, k, dim, keepdim, values, indices)
+    sort("mode", x, dim, keepdim, values, indices)
+    sort("searchsorted", boundaries, x, right, sorter | None, out)
+    sort("unique", x, sorted, return_inverse, return_counts, dim | None, consecutive, alloc)
+    sort("isin", elements, test_elements, assume_unique, invert, out)
+    sort("bincount", x, weights | None, out)
+    sort("histc", x, lo, hi, out)          (lo < hi finite, checked by the caller)
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+import numba
+import numpy as np
+
+from .cache import enable_package_cache
+from .host import numpy_view
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_EXP = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}  # exponent bits: above them is NaN
+
+
+# ---- ordered keys -------------------------------------------------------------------------------
+@numba.njit(inline="always")
+def _float_key(u, sign, expmask, ones):
+    """The ordered key of a float's bits: NaN largest, -0.0 as 0.0, and otherwise the sign bit
+    flipped (positive) or every bit flipped (negative), without a branch on the sign: random
+    signs would mispredict half the time (measured 10x slower)."""
+    a = u & (sign - np.uint64(1))
+    if a > expmask:
+        return ones
+    if a == 0:
+        return sign
+    neg = np.uint64((u & sign) != 0)  # 0 or 1, a flag, not a branch
+    return u ^ (((np.uint64(0) - neg) & ones) | sign)
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _keys(buf, off, rs, es, n, kind, sign, expmask, descending, composite, keys):
+    """keys[r, j]: the ordered key of row r's element j (<< 32 | j when `composite`). One loop
+    per kind, so that the per-element work is a few integer operations."""
+    ones = sign | (sign - np.uint64(1))
+    flip = ones if descending else np.uint64(0)
+    shift = np.uint64(32) if composite else np.uint64(0)
+    for r in range(keys.shape[0]):
+        p = off + r * rs
+        row = keys[r]
+        if kind == 2:
+            for j in range(n):
+                k = _float_key(np.uint64(buf[p + j * es]), sign, expmask, ones) ^ flip
+                row[j] = (k << shift) | (np.uint64(j) if composite else np.uint64(0))
+        else:
+            x = sign if kind == 1 else np.uint64(0)
+            for j in range(n):
+                k = (np.uint64(buf[p + j * es]) ^ x) ^ flip
+                row[j] = (k << shift) | (np.uint64(j) if composite else np.uint64(0))
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _stable_ties(keys, order):
+    """After an unstable argsort of 64-bit keys: sort the indices of each run of equal keys and
+    store the indices into `keys` (the gather reads them from there)."""
+    n = keys.shape[1]
+    for r in range(keys.shape[0]):
+        j = 0
+        while j < n:
+            k = keys[r, order[r, j]]
+            e = j + 1
+            while e < n and keys[r, order[r, e]] == k:
+                e += 1
+            if e - j > 1:
+                order[r, j:e] = np.sort(order[r, j:e])
+            j = e
+        for j in range(n):
+            keys[r, j] = np.uint64(order[r, j])
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _gather(buf, off, rs, es, n, keys, mask, values, indices, want_values):
+    """indices[r, j] = keys[r, j] & mask; values[r, j] = that element of row r."""
+    for r in range(keys.shape[0]):
+        p = off + r * rs
+        for j in range(n):
+            i = np.int64(keys[r, j] & mask)
+            indices[r, j] = i
+            if want_values:
+                values[r, j] = buf[p + i * es]
+
+
+@numba.njit(inline="always")
+def _less(ka, ia, kb, ib):
+    return ka < kb or (ka == kb and ia < ib)
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _select(buf, off, rs, es, n, k, kind, sign, expmask, descending, last_only, values, indices):
+    """The k first elements of each row in stable (descending) order, sorted; only the k-th
+    when `last_only`. A max-heap of the k best (key, index) pairs: one compare per element
+    once it is full, so O(n log k)."""
+    hk = np.empty(k, np.uint64)
+    hi = np.empty(k, np.int64)
+    for r in range(values.shape[0]):
+        p = off + r * rs
+        size = 0
+        ones = sign | (sign - np.uint64(1))
+        flip = ones if descending else np.uint64(0)
+        x = sign if kind == 1 else np.uint64(0)
+        for j in range(n):
+            u = np.uint64(buf[p + j * es])
+            if kind == 2:
+                kj = _float_key(u, sign, expmask, ones) ^ flip
+            else:
+                kj = (u ^ x) ^ flip
+            if size == k and kj >= hk[0]:
+                continue                  # the common case: j is larger than every heap index, so a tie loses
+            if size < k:                  # sift up
+                c = size
+                size += 1
+                while c > 0:
+                    par = (c - 1) >> 1
+                    if _less(hk[par], hi[par], kj, j):
+                        hk[c] = hk[par]
+                        hi[c] = hi[par]
+                        c = par
+                    else:
+                        break
+                hk[c] = kj
+                hi[c] = j
+            else:  # replace the worst, sift down
+                c = 0
+                while True:
+                    ch = 2 * c + 1
+                    if ch >= k:
+                        break
+                    if ch + 1 < k and _less(hk[ch], hi[ch], hk[ch + 1], hi[ch + 1]):
+                        ch += 1
+                    if _less(kj, j, hk[ch], hi[ch]):
+                        hk[c] = hk[ch]
+                        hi[c] = hi[ch]
+                        c = ch
+                    else:
+                        break
+                hk[c] = kj
+                hi[c] = j
+        # pop the heap: the worst first, so positions k-1 .. 0 fill in order
+        for t in range(k - 1, -1, -1):
+            top = hi[0]
+            if last_only:
+                if t == k - 1:
+                    values[r, 0] = buf[p + top * es]
+                    indices[r, 0] = top
+                    break
+            else:
+                values[r, t] = buf[p + top * es]
+                indices[r, t] = top
+            lk, li = hk[t], hi[t]
+            c = 0
+            while True:
+                ch = 2 * c + 1
+                if ch >= t:
+                    break
+                if ch + 1 < t and _less(hk[ch], hi[ch], hk[ch + 1], hi[ch + 1]):
+                    ch += 1
+                if _less(lk, li, hk[ch], hi[ch]):
+                    hk[c] = hk[ch]
+                    hi[c] = hi[ch]
+                    c = ch
+                else:
+                    break
+            hk[c] = lk
+            hi[c] = li
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _mode_rows(skeys, sidx, shift, has_nan, nan_key, out):
+    """torch's mode over each sorted row: the longest run of equal values (the smallest value
+    among equally long runs), at the index of the run's last element; NaNs never equal."""
+    n = skeys.shape[1]
+    for r in range(skeys.shape[0]):
+        best, best_i = 0, 0
+        j = 0
+        while j < n:
+            k = skeys[r, j] >> shift
+            e = j + 1
+            if not (has_nan and k == nan_key):
+                while e < n and (skeys[r, e] >> shift) == k:
+                    e += 1
+            if e - j > best:
+                best = e - j
+                best_i = sidx[r, e - 1]
+            j = e
+        out[r] = best_i
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _searchsorted(bd, vals, sorter, use_sorter, right, out):
+    """torch's cus_lower_bound / cus_upper_bound per value, against row r of bd (row 0 when bd
+    has one row); `!(x >= v)` so that NaNs go where torch puts them."""
+    nb = bd.shape[1]
+    one = bd.shape[0] == 1
+    for r in range(vals.shape[0]):
+        br = 0 if one else r
+        for j in range(vals.shape[1]):
+            v = vals[r, j]
+            lo, hi = 0, nb
+            while lo < hi:
+                mid = lo + ((hi - lo) >> 1)
+                x = bd[br, sorter[br, mid]] if use_sorter else bd[br, mid]
+                if right:
+                    go = not (x > v)
+                else:
+                    go = not (x >= v)
+                if go:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[r, j] = lo
+
+
+# ---- host side ------------------------------------------------------------------------------------
+def _dtype_params(dt: np.dtype) -> tuple:
+    """(kind, sign bit, exponent mask) of a NumPy dtype for _key."""
+    bits = dt.itemsize * 8
+    kind = 2 if dt.kind == "f" else 1 if dt.kind == "i" else 0
+    return kind, np.uint64(1 << (bits - 1)), np.uint64(_EXP.get(dt.itemsize, 0) if kind == 2 else 0)
+
+
+def _rows(a: np.ndarray, dim: int) -> tuple[np.ndarray, Any, int, int, int]:
+    """Rows along `dim` of a NumPy view: (buffer as unsigned ints, offset, row stride, element
+    stride, row length) in elements, copying only when the other dims do not merge."""
+    if a.ndim == 0:
+        a, dim = a.reshape(1), 0
+    n = a.shape[dim]
+    m = np.moveaxis(a, dim, -1).reshape(-1, n)
+    u = m.view(_UINT[m.itemsize]) if m.shape[0] and n else m
+    if u.size == 0:
+        return u.reshape(-1), 0, n, 1, n
+    isz = u.itemsize
+    base = u
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    flat = base.reshape(-1).view(u.dtype) if base.flags.c_contiguous else None
+    if flat is None:  # an unusual base: work on a copy
+        u = np.ascontiguousarray(u)
+        return u.reshape(-1), 0, n, 1, n
+    off = (u.ctypes.data - flat.ctypes.data) // isz
+    rs = u.strides[0] // isz if u.shape[0] > 1 else n
+    return flat, off, rs, u.strides[1] // isz, n
+
+
+class _Out:
+    """A (rows, n) C-contiguous NumPy array that lands in an output tensor along `dim`: the
+    tensor's own memory when its layout allows, else a temporary copied back by `finish`."""
+
+    def __init__(self, t: Any, dim: int, n: int, as_uint: bool, keep: bool = True) -> None:
+        v = numpy_view(t)
+        if v.ndim == 0:
+            v, dim = v.reshape(1), 0
+        if not keep:  # keepdim=False: the reduced dim comes back as size 1
+            v = np.expand_dims(v, dim)
+        self.view = np.moveaxis(v, dim, -1)
+        r = self.view.reshape(-1, n) if self.view.size and n else np.empty((0, n), v.dtype)
+        if as_uint and r.dtype.kind != "u" and r.size:
+            r = r.view(_UINT[r.itemsize])
+        self.direct = r.flags.c_contiguous and r.size and np.may_share_memory(r, v)
+        self.array = r if self.direct else np.empty(r.shape, r.dtype)
+
+    def finish(self) -> None:
+        if not self.direct and self.array.size:
+            self.view[...] = self.array.view(self.view.dtype).reshape(self.view.shape)
+
+
+_local = threading.local()
+
+
+def _scratch(size: int) -> np.ndarray:
+    """A uint64 work array of `size` elements, reused between calls on this thread (fresh pages
+    cost a page fault each: as much as the key pass itself for a 1M-element sort)."""
+    buf = getattr(_local, "keys", None)
+    if buf is None or buf.size < size:
+        buf = np.empty(max(size, 1), np.uint64)
+        if size <= _SCRATCH_KEEP:
+            _local.keys = buf
+    return buf[:size]
+
+
+_SCRATCH_KEEP = 1 << 24  # keep at most 128 MB of keys per thread
+
+
+def _sorted_keys(x: Any, dim: int, descending: bool) -> tuple:
+    """(rows, sorted (rows, n) uint64 keys, index mask, shift of the key part)."""
+    a = numpy_view(x)
+    buf, off, rs, es, n = _rows(a, dim)
+    kind, sign, expmask = _dtype_params(a.dtype)
+    nrows = 1 if a.ndim == 0 else a.size // max(n, 1)
+    keys = _scratch(nrows * n).reshape(nrows, n)
+    composite = a.itemsize <= 4 and n < (1 << 32)
+    _keys(buf, off, rs, es, n, kind, sign, expmask, descending, composite, keys)
+    if composite:
+        keys.sort(axis=-1)
+        return (buf, off, rs, es, n), keys, np.uint64(0xFFFFFFFF), None
+    order = np.argsort(keys, axis=-1)
+    skeys = np.take_along_axis(keys, order, -1)
+    _stable_ties(keys, order)
+    return (buf, off, rs, es, n), keys, np.uint64(0xFFFFFFFFFFFFFFFF), skeys
+
+
+def _sort(x: Any, dim: int, descending: bool, values: Any, indices: Any) -> None:
+    (buf, off, rs, es, n), keys, mask, _ = _sorted_keys(x, dim, descending)
+    vo = _Out(values, dim, n, True) if values is not None else None
+    io = _Out(indices, dim, n, False)
+    vals = vo.array if vo is not None else np.empty((1, 1), buf.dtype)
+    _gather(buf, off, rs, es, n, keys, mask, vals, io.array, vo is not None)
+    if vo is not None:
+        vo.finish()
+    io.finish()
+
+
+def _topk(x: Any, k: int, dim: int, largest: bool, values: Any, indices: Any, last_only: bool = False,
+          keep: bool = True) -> None:
+    a = numpy_view(x)
+    if a.ndim == 0:  # torch: a 0-dim input is its own top-k, k = 0 included
+        k = 1
+    if k == 0:
+        return
+    buf, off, rs, es, n = _rows(a, dim)
+    kind, sign, expmask = _dtype_params(a.dtype)
+    kout = 1 if last_only else k
+    vo, io = _Out(values, dim, kout, True, keep), _Out(indices, dim, kout, False, keep)
+    if vo.array.size:
+        _select(buf, off, rs, es, n, k, kind, sign, expmask, largest, last_only, vo.array, io.array)
+    vo.finish()
+    io.finish()
+
+
+def _mode(x: Any, dim: int, keepdim: bool, values: Any, indices: Any) -> None:
+    (buf, off, rs, es, n), keys, mask, skeys = _sorted_keys(x, dim, False)
+    a = numpy_view(x)
+    kind, sign, _ = _dtype_params(a.dtype)
+    if skeys is None:  # composite keys: the index in the low half
+        skeys, sidx, shift = keys, (keys & mask).astype(np.int64), np.uint64(32)
+    else:
+        sidx, shift = keys.view(np.int64), np.uint64(0)
+    best = np.empty(keys.shape[0], np.int64)
+    _mode_rows(skeys, sidx, shift, kind == 2, sign | (sign - np.uint64(1)), best)
+    io = _Out(indices, dim, 1, False, keepdim)
+    vo = _Out(values, dim, 1, True, keepdim)
+    io.array[:, 0] = best
+    vo.array[:, 0] = buf[off + np.arange(keys.shape[0]) * rs + best * es]
+    vo.finish()
+    io.finish()
+
+
+def _search(bd: Any, x: Any, right: bool, sorter: Any, out: Any) -> None:
+    b, v = numpy_view(bd), numpy_view(x)
+    ct = np.result_type(b.dtype, v.dtype)
+    ct = np.dtype(np.float32) if ct == np.float16 else np.dtype(np.int64) if ct.kind in "iub" else ct
+    m = b.shape[-1] if b.ndim else 1
+    if m == 0:  # no boundaries: every value goes to 0
+        numpy_view(out)[...] = 0
+        return
+    b2 = np.ascontiguousarray(b.reshape(-1, m), ct) if b.size else np.zeros((1, 0), ct)
+    nv = v.shape[-1] if (v.ndim and b.ndim > 1) else v.size
+    v2 = np.ascontiguousarray(v.reshape(-1, nv) if nv else v.reshape(0, 0), ct)
+    use = sorter is not None
+    s2 = np.ascontiguousarray(numpy_view(sorter).reshape(-1, m), np.int64) if use else np.zeros((1, 1), np.int64)
+    res = np.empty(v2.shape, np.int64)
+    if res.size:
+        _searchsorted(b2, v2, s2, use, right, res)
+    numpy_view(out)[...] = res.reshape(numpy_view(out).shape)
+
+
+def _unique(x: Any, sorted_: bool, return_inverse: bool, return_counts: bool, dim: "int | None",
+            consecutive: bool, alloc: Callable) -> None:
+    """alloc(i, shape) -> output tensor i (values, inverse, counts) of that shape."""
+    a = numpy_view(x)
+    if dim is None:
+        flat = a.reshape(-1)
+        if consecutive:
+            change = np.empty(flat.size, np.bool_)
+            if flat.size:
+                change[0] = True
+                np.not_equal(flat[1:], flat[:-1], out=change[1:])
+            starts = np.flatnonzero(change)
+            vals = flat[starts]
+            inv = np.cumsum(change) - 1
+            counts = np.diff(np.append(starts, flat.size))
+        else:
+            vals, inv, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+        inv = inv.reshape(a.shape)
+    else:
+        m = np.moveaxis(a, dim, 0)
+        rows = m.reshape(m.shape[0], -1)
+        if consecutive:
+            change = np.empty(rows.shape[0], np.bool_)
+            if rows.shape[0]:
+                change[0] = True
+                np.any(rows[1:] != rows[:-1], axis=1, out=change[1:])
+            starts = np.flatnonzero(change)
+            sel = rows[starts]
+            inv = np.cumsum(change) - 1
+            counts = np.diff(np.append(starts, rows.shape[0]))
+        else:
+            order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
+            srt = rows[order]
+            change = np.empty(rows.shape[0], np.bool_)
+            if rows.shape[0]:
+                change[0] = True
+                np.any(srt[1:] != srt[:-1], axis=1, out=change[1:])
+            starts = np.flatnonzero(change)
+            sel = srt[starts]
+            inv = np.empty(rows.shape[0], np.int64)
+            inv[order] = np.cumsum(change) - 1
+            counts = np.diff(np.append(starts, rows.shape[0]))
+        vals = np.moveaxis(sel.reshape((sel.shape[0],) + m.shape[1:]), 0, dim)
+    numpy_view(alloc(0, vals.shape))[...] = vals
+    if return_inverse:
+        numpy_view(alloc(1, inv.shape))[...] = inv
+    if return_counts:
+        numpy_view(alloc(2, counts.shape))[...] = counts
+
+
+def _isin(e: Any, t: Any, assume_unique: bool, invert: bool, out: Any) -> None:
+    a, b = numpy_view(e), numpy_view(t)
+    ct = np.result_type(a.dtype, b.dtype)
+    numpy_view(out)[...] = np.isin(a.astype(ct, copy=False), b.astype(ct, copy=False),
+                                   assume_unique=assume_unique, invert=invert)
+
+
+def _bincount(x: Any, weights: Any, out: Any) -> None:
+    a = numpy_view(x).astype(np.int64, copy=False)
+    o = numpy_view(out)
+    if weights is None:
+        o[...] = np.bincount(a, minlength=o.shape[0])
+    elif o.dtype == np.float32:  # torch accumulates float weights in float, in order
+        o[...] = 0
+        np.add.at(o, a, numpy_view(weights))
+    else:
+        o[...] = np.bincount(a, numpy_view(weights).astype(np.float64), minlength=o.shape[0])
+
+
+def _histc(x: Any, lo: float, hi: float, out: Any) -> None:
+    """torch's linear-interpolation histogram, in the input's dtype (float arithmetic as torch's)."""
+    a = numpy_view(x).reshape(-1)
+    o = numpy_view(out)
+    dt = a.dtype.type
+    bins = o.shape[0]
+    left, right = dt(lo), dt(hi)
+    inside = a[(a >= left) & (a <= right)]
+    pos = ((inside - left) * dt(bins) / (right - left)).astype(np.int64)
+    pos[pos == bins] = bins - 1
+    o[...] = np.bincount(pos, minlength=bins)[:bins]
+
+
+def sort(kind: str, *args: Any) -> None:
+    if kind == "sort":
+        _sort(*args)
+    elif kind == "topk":
+        _topk(*args)
+    elif kind == "kthvalue":
+        x, k, dim, keepdim, values, indices = args
+        _topk(x, k, dim, False, values, indices, True, keepdim)
+    elif kind == "mode":
+        _mode(*args)
+    elif kind == "searchsorted":
+        _search(*args)
+    elif kind == "unique":
+        _unique(*args)
+    elif kind == "isin":
+        _isin(*args)
+    elif kind == "bincount":
+        _bincount(*args)
+    elif kind == "histc":
+        _histc(*args)
+    else:
+        raise NotImplementedError(f"the CPU sort stub has no kind '{kind}'")

@@ -1,0 +1,266 @@
+"""Sorting and selection: sort, argsort, msort, topk, kthvalue, mode (native_functions.yaml's
+schemas). sort.values_stable and topk.values are structured, as in PyTorch (their meta functions
+are TORCH_META_FUNC2(sort, stable) and TORCH_META_FUNC(topk)); the other overloads are the
+composites PyTorch has over them. kthvalue and mode check and allocate as PyTorch's
+kthvalue_out_impl_cpu / mode_out do. Data is reached only through the backend's `sort` stub
+(jtorch/kernels/cpu/sort.py on the CPU): the order is torch's stable order everywhere, NaN the
+largest value (last ascending, first descending), equal elements in their original order in
+both directions.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as _dt
+from ..geometry import infer_dense_strides, wrap_dim
+from ..scalar import SCALAR_TYPE_NAME
+from ..structured.meta import MetaBase, allocate, copy_into, resize_output
+from ..structured.reduce import reduction_shape, zero_numel_check_dims
+from ..tensor import Tensor
+from .registry import by_name, declare
+from .structured import structured
+
+
+def op(name: str) -> Any:
+    return by_name[name].op
+
+
+def not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
+    return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
+
+
+def _readable(self: Tensor, *outs: Tensor) -> Tensor:
+    """The input, copied first when an output shares its memory (the kernels gather from the
+    input while they write)."""
+    if any(o is not None and o._storage is self._storage for o in outs):
+        tmp = allocate(self._size, None, self.dtype, self._device)
+        copy_into(tmp, self)
+        return tmp
+    return self
+
+
+# ---- sort ---------------------------------------------------------------------------------------
+def _sort_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
+    (self,) = tensors
+    wrap_dim(extras["dim"], self.dim())
+    strides = infer_dense_strides(self._size, self._stride)  # dense, in the input's layout
+    ctx.set_output_raw_strided(0, self._size, strides, self.dtype, self._device)
+    ctx.set_output_raw_strided(1, self._size, strides, _dt.int64, self._device)
+
+
+def _sort_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
+    self = tensors[0]
+    if self.dtype.is_complex:
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    values, indices = ctx.output(0), ctx.output(1)
+    dim = wrap_dim(extras["dim"], self.dim())
+    backend.stub("sort")("sort", _readable(self, values, indices), dim, extras["descending"], values, indices)
+
+
+sort_stable = structured(
+    "sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, "
+    "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+    functional="sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) "
+               "-> (Tensor values, Tensor indices)",
+    meta=_sort_meta, impl=_sort_impl)
+
+_sort = declare("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+                variants="function, method")
+_sort_out = declare("sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, "
+                    "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)")
+
+
+@_sort.impl("CompositeExplicitAutograd")
+def sort(self: Tensor, dim: int = -1, descending: bool = False) -> tuple:
+    return sort_stable.functional.op(self, stable=False, dim=dim, descending=descending)
+
+
+@_sort_out.impl("CompositeExplicitAutograd")
+def sort_out(self: Tensor, dim: int = -1, descending: bool = False, *, values: Tensor, indices: Tensor) -> tuple:
+    return sort_stable.out.op(self, stable=False, dim=dim, descending=descending, values=values, indices=indices)
+
+
+# ---- argsort, msort -----------------------------------------------------------------------------
+_argsort = declare("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", variants="function, method")
+_argsort_stable = declare("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor",
+                          variants="function, method")
+_argsort_out = declare("argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, "
+                       "Tensor(a!) out) -> Tensor(a!)")
+
+
+@_argsort.impl("CompositeImplicitAutograd")
+def argsort(self: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
+    return sort_stable.functional.op(self, stable=False, dim=dim, descending=descending)[1]
+
+
+@_argsort_stable.impl("CompositeImplicitAutograd")
+def argsort_stable(self: Tensor, *, stable: bool, dim: int = -1, descending: bool = False) -> Tensor:
+    return sort_stable.functional.op(self, stable=stable, dim=dim, descending=descending)[1]
+
+
+@_argsort_out.impl("CompositeExplicitAutograd")
+def argsort_out(self: Tensor, *, stable: bool, dim: int = -1, descending: bool = False, out: Tensor) -> Tensor:
+    if out.dtype is not _dt.int64:
+        raise RuntimeError(f"Expected out tensor to have dtype long int, but got {_type_meta(out.dtype)} instead")
+    indices = sort_stable.functional.op(self, stable=stable, dim=dim, descending=descending)[1]
+    resize_output(out, indices._size)
+    return op("copy_")(out, indices)
+
+
+def _type_meta(dtype: _dt.dtype) -> str:
+    from ..structured.meta import TYPE_META_NAME
+
+    return TYPE_META_NAME[dtype]
+
+
+_msort = declare("msort(Tensor self) -> Tensor", variants="function, method")
+_msort_out = declare("msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
+
+
+@_msort.impl("CompositeImplicitAutograd")
+def msort(self: Tensor) -> Tensor:
+    return sort_stable.functional.op(self, stable=False, dim=0)[0]
+
+
+@_msort_out.impl("CompositeImplicitAutograd")
+def msort_out(self: Tensor, *, out: Tensor) -> Tensor:
+    if out.dtype is not self.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_type_meta(self.dtype)}, but got "
+                           f"{_type_meta(out.dtype)} instead")
+    values = sort_stable.functional.op(self, stable=False, dim=0)[0]
+    resize_output(out, values._size)
+    return op("copy_")(out, values)
+
+
+# ---- topk ---------------------------------------------------------------------------------------
+def _topk_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
+    (self,) = tensors
+    k = extras["k"]
+    dim = wrap_dim(extras["dim"], self.dim())
+    slice_size = self._size[dim] if self.dim() else 1
+    if not 0 <= k <= slice_size:
+        raise RuntimeError("selected index k out of range")
+    size = list(self._size)
+    if size:
+        size[dim] = k
+    ctx.set_output_raw_strided(0, size, None, self.dtype, self._device)
+    ctx.set_output_raw_strided(1, size, None, _dt.int64, self._device)
+
+
+def _topk_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
+    self = tensors[0]
+    if self.dtype.is_complex:
+        raise RuntimeError(" topk does not support complex dtypes on CPU")
+    if self.dtype is _dt.bool:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    values, indices = ctx.output(0), ctx.output(1)
+    dim = wrap_dim(extras["dim"], self.dim())
+    backend.stub("sort")("topk", _readable(self, values, indices), extras["k"], dim, extras["largest"], values,
+                         indices)
+
+
+topk = structured(
+    "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, "
+    "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+    functional="topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) "
+               "-> (Tensor values, Tensor indices)",
+    meta=_topk_meta, impl=_topk_impl)
+
+
+# ---- kthvalue, mode: (values, indices) reduced along one dim -----------------------------------
+def _reduced_outputs(self: Tensor, dim: int, keepdim: bool, values: "Tensor | None", indices: "Tensor | None"
+                     ) -> tuple:
+    """_reduction_with_indices_allocate_or_resize_output (its checks are the caller's)."""
+    shape = reduction_shape(self, dim, keepdim)
+    if values is None:
+        values = allocate(shape, None, self.dtype, self._device)
+    else:
+        resize_output(values, shape, stacklevel=5)
+    if indices is None:
+        indices = allocate(shape, None, _dt.int64, self._device)
+    else:
+        resize_output(indices, shape, stacklevel=5)
+    return values, indices
+
+
+def _kthvalue(self: Tensor, k: int, dim: int, keepdim: bool, values: "Tensor | None",
+              indices: "Tensor | None") -> tuple:
+    d = wrap_dim(dim, self.dim())
+    slice_size = self._size[d] if self.dim() else 1
+    zero_numel_check_dims(self, d, "kthvalue()")
+    if not 1 <= k <= slice_size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if values is not None and values.dtype is not self.dtype:
+        raise RuntimeError("output values must be of same type as input")
+    if indices is not None and indices.dtype is not _dt.int64:
+        raise RuntimeError("output indices must be of scalar type Long")
+    values, indices = _reduced_outputs(self, d, keepdim, values, indices)
+    if self._device.type != "meta":
+        if self.dtype is _dt.bool or self.dtype.is_complex:
+            raise not_implemented("kthvalue_cpu", self.dtype)
+        if values.numel():
+            _stub(self)("kthvalue", _readable(self, values, indices), k, d, keepdim or self.dim() == 0, values,
+                        indices)
+    return values, indices
+
+
+def _stub(t: Tensor) -> Any:
+    from ..backends import backend
+
+    return backend(t._device.type).stub("sort")
+
+
+_kth = declare("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+               variants="function, method")
+_kth_out = declare("kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, "
+                   "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)")
+
+
+@_kth.impl_backends
+def kthvalue(self: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> tuple:
+    return _kthvalue(self, k, dim, keepdim, None, None)
+
+
+@_kth_out.impl_backends
+def kthvalue_out(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, values: Tensor,
+                 indices: Tensor) -> tuple:
+    return _kthvalue(self, k, dim, keepdim, values, indices)
+
+
+_LEGACY = {_dt.float32: "Float", _dt.float64: "Double", _dt.float16: "Half", _dt.int64: "Long", _dt.int32: "Int",
+           _dt.int16: "Short", _dt.int8: "Char", _dt.uint8: "Byte", _dt.bool: "Bool",
+           _dt.complex64: "ComplexFloat", _dt.complex128: "ComplexDouble"}
+
+
+def _mode(self: Tensor, dim: int, keepdim: bool, values: "Tensor | None", indices: "Tensor | None") -> tuple:
+    if self._device.type not in ("cpu", "cuda"):
+        raise RuntimeError(f"mode only supports CPU AND CUDA device type, got: {self._device.type}")
+    d = wrap_dim(dim, self.dim())
+    if values is not None and values.dtype is not self.dtype:
+        raise RuntimeError(f"expected scalar type '{_LEGACY[self.dtype]}' but got '{_LEGACY[values.dtype]}' "
+                           "for values output")
+    if indices is not None and indices.dtype is not _dt.int64:
+        raise RuntimeError(f"expected scalar type 'Long' but got '{_LEGACY[indices.dtype]}' for indices output")
+    zero_numel_check_dims(self, d, "mode()")
+    values, indices = _reduced_outputs(self, d, keepdim, values, indices)
+    if self.dtype.is_complex:
+        raise not_implemented("mode_cpu", self.dtype)
+    if values.numel():
+        _stub(self)("mode", _readable(self, values, indices), d, keepdim or self.dim() == 0, values, indices)
+    return values, indices
+
+
+_mode_decl = declare("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
+                     variants="function, method")
+_mode_out = declare("mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, "
+                    "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)")
+
+
+@_mode_decl.impl_backends
+def mode(self: Tensor, dim: int = -1, keepdim: bool = False) -> tuple:
+    return _mode(self, dim, keepdim, None, None)
+
+
+@_mode_out.impl_backends
+def mode_out(self: Tensor, dim: int = -1, keepdim: bool = False, *, values: Tensor, indices: Tensor) -> tuple:
+    return _mode(self, dim, keepdim, values, indices)

@@ -1,0 +1,317 @@
+"""sort, argsort, msort, topk, kthvalue, mode: hypothesis property tests against a stable NumPy /
+Python reference (NaN largest, ties in their original order in both directions) for every dtype,
+random shapes (0-dim, empty), negative dims, non-contiguous layouts, out= (a wrongly shaped out
+resized with torch's warning), meta tensors, and errors with torch's texts (against torch where
+it is installed)."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import jtorch
+from _reduction_support import LAYOUTS, REAL, RESIZE_WARNING, SETTINGS, jdtype, shapes, tensor, values
+
+SORTABLE = REAL  # bool, ints, float16/32/64
+
+
+def _row_order(row: np.ndarray, descending: bool) -> list:
+    """Stable order of one row, NaN largest (Python's sort is stable with reverse=True too)."""
+    def key(j: int) -> tuple:
+        v = row[j]
+        nan = bool(row.dtype.kind == "f" and math.isnan(v))
+        return (nan, 0 if nan else (int(v) if row.dtype.kind in "biu" else float(v)))
+    return sorted(range(row.shape[0]), key=key, reverse=descending)
+
+
+def reference_argsort(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    if a.ndim == 0:
+        return np.zeros((), np.int64)
+    m = np.moveaxis(a, dim, -1)
+    out = np.empty(m.shape, np.int64)
+    for idx in np.ndindex(*m.shape[:-1]):
+        out[idx] = _row_order(m[idx], descending)
+    return np.moveaxis(out, -1, dim)
+
+
+def take(a: np.ndarray, idx: np.ndarray, dim: int) -> np.ndarray:
+    return a.copy() if a.ndim == 0 else np.take_along_axis(a, idx, dim)
+
+
+def same(got: jtorch.Tensor, want: np.ndarray) -> None:
+    g = np.asarray(got.numpy())
+    assert g.shape == want.shape and g.dtype == want.dtype, (g.shape, want.shape, g.dtype, want.dtype)
+    np.testing.assert_array_equal(g, want)
+
+
+@st.composite
+def cases(draw, dtypes=SORTABLE, min_side: int = 0):
+    dtype = draw(st.sampled_from(dtypes))
+    shape = draw(shapes(max_dims=3, max_side=6, min_side=min_side))
+    n = max(len(shape), 1)
+    dim = draw(st.integers(-n, n - 1))
+    layout = draw(st.sampled_from(LAYOUTS))
+    seed = draw(st.integers(0, 2 ** 16))
+    rng = np.random.default_rng(seed)
+    # few distinct values: many ties; floats with NaN, infinities and signed zeros
+    a = values(rng, dtype, shape, specials=True, low=-2, high=2)
+    if a.dtype.kind == "f" and a.size:
+        a = np.where(rng.integers(0, 6, shape) == 0, np.array(-0.0, a.dtype), np.round(a))
+    t, a = tensor(np.asarray(a, dtype), layout)
+    return t, a, dim
+
+
+@SETTINGS
+@given(cases(), st.booleans())
+def test_sort_is_stable_with_nan_largest(case, descending):
+    t, a, dim = case
+    r = jtorch.sort(t, dim=dim, descending=descending)
+    assert type(r).__name__ == "sort"
+    idx = reference_argsort(a, dim, descending)
+    same(r.indices, idx)
+    same(r.values, take(a, idx, dim))
+    # values keep their bits (a -0.0 stays -0.0)
+    if a.dtype.kind == "f":
+        np.testing.assert_array_equal(np.signbit(r.values.numpy()), np.signbit(take(a, idx, dim)))
+    same(t.argsort(dim, descending), idx)
+    same(jtorch.argsort(t, stable=True, dim=dim, descending=descending), idx)
+    v2, i2 = t.sort(stable=True, dim=dim, descending=descending)
+    same(i2, idx)
+
+
+@SETTINGS
+@given(cases())
+def test_msort(case):
+    t, a, _ = case
+    if a.ndim == 0:
+        same(jtorch.msort(t), a.copy())
+        return
+    same(jtorch.msort(t), take(a, reference_argsort(a, 0, False), 0))
+
+
+@SETTINGS
+@given(cases(min_side=1), st.booleans(), st.data())
+def test_topk_first_k_of_the_stable_order(case, largest, data):
+    t, a, dim = case
+    n = 1 if a.ndim == 0 else a.shape[dim]
+    k = data.draw(st.integers(0, n))
+    if a.dtype == np.bool_:
+        with pytest.raises(RuntimeError, match="topk does not support bool dtypes on CPU"):
+            jtorch.topk(t, k, dim)
+        return
+    r = jtorch.topk(t, k, dim, largest)
+    assert type(r).__name__ == "topk"
+    idx = reference_argsort(a, dim, largest)
+    if a.ndim:
+        idx = np.take(idx, np.arange(k), axis=dim)
+    same(r.indices, idx)
+    same(r.values, take(a, idx, dim))
+
+
+@SETTINGS
+@given(cases(dtypes=tuple(d for d in SORTABLE if d != np.bool_), min_side=1), st.booleans(), st.data())
+def test_kthvalue(case, keepdim, data):
+    t, a, dim = case
+    n = 1 if a.ndim == 0 else a.shape[dim]
+    k = data.draw(st.integers(1, n))
+    r = jtorch.kthvalue(t, k, dim, keepdim)
+    assert type(r).__name__ == "kthvalue"
+    if a.ndim == 0:
+        same(r.values, a.copy())
+        same(r.indices, np.zeros((), np.int64))
+        return
+    idx = np.take(reference_argsort(a, dim, False), [k - 1], axis=dim)
+    want_v, want_i = take(a, idx, dim), idx
+    if not keepdim:
+        want_v, want_i = want_v.squeeze(dim), want_i.squeeze(dim)
+    same(r.values, want_v)
+    same(r.indices, want_i)
+
+
+def reference_mode(row: np.ndarray) -> tuple:
+    """torch's mode: the most frequent value (the smallest among equally frequent ones; every NaN
+    its own value), at the index of its last occurrence."""
+    best, best_v, best_i = 0, None, 0
+    order = _row_order(row, False)
+    j = 0
+    while j < len(order):
+        e = j + 1
+        v = row[order[j]]
+        if not (row.dtype.kind == "f" and math.isnan(v)):
+            while e < len(order) and row[order[e]] == v:
+                e += 1
+        if e - j > best:
+            best, best_v, best_i = e - j, row[order[e - 1]], order[e - 1]
+        j = e
+    return best_v, best_i
+
+
+@SETTINGS
+@given(cases(min_side=1), st.booleans())
+def test_mode(case, keepdim):
+    t, a, dim = case
+    r = jtorch.mode(t, dim, keepdim)
+    assert type(r).__name__ == "mode"
+    if a.ndim == 0:
+        same(r.values, a.copy())
+        same(r.indices, np.zeros((), np.int64))
+        return
+    m = np.moveaxis(a, dim, -1)
+    wv = np.empty(m.shape[:-1], a.dtype)
+    wi = np.empty(m.shape[:-1], np.int64)
+    for ix in np.ndindex(*m.shape[:-1]):
+        wv[ix], wi[ix] = reference_mode(m[ix])
+    if keepdim:
+        wv, wi = np.expand_dims(wv, dim), np.expand_dims(wi, dim)
+    same(r.values, wv)
+    same(r.indices, wi)
+
+
+# ---- against torch ----------------------------------------------------------------------------------
+@SETTINGS
+@given(cases(min_side=1), st.booleans())
+def test_against_torch(case, flag):
+    torch = pytest.importorskip("torch")
+    t, a, dim = case
+    x = torch.from_numpy(np.array(a, copy=True))  # (ascontiguousarray makes a 0-dim array 1-dim)
+    v, i = torch.sort(x, dim=dim, descending=flag, stable=True)
+    r = jtorch.sort(t, dim=dim, descending=flag, stable=True)
+    same(r.values, v.numpy())
+    same(r.indices, i.numpy())
+    if a.dtype != np.bool_:
+        k = 1 if a.ndim == 0 else max(1, a.shape[dim] // 2)
+        tv = torch.topk(x, k, dim, largest=flag).values
+        same(jtorch.topk(t, k, dim, largest=flag).values, tv.numpy())
+        kv = torch.kthvalue(x, k, dim).values
+        same(jtorch.kthvalue(t, k, dim).values, kv.numpy())
+    if a.ndim and a.shape[dim] <= 16:  # torch's mode index is its std::sort's; insertion sort up to 16
+        mv, mi = torch.mode(x, dim)
+        r = jtorch.mode(t, dim)
+        same(r.values, mv.numpy())
+        same(r.indices, mi.numpy())
+
+
+# ---- out=, meta, big rows -------------------------------------------------------------------------
+def test_sort_out_resizes_with_warning_and_keeps_strided_out():
+    x = jtorch.tensor([[3.0, 1.0, 2.0], [0.0, -1.0, 5.0]])
+    v, i = jtorch.empty(7), jtorch.empty(7, dtype=jtorch.int64)
+    with pytest.warns(UserWarning, match=RESIZE_WARNING):
+        r = jtorch.sort(x, 1, out=(v, i))
+    assert r[0] is v and r[1] is i and v.shape == (2, 3)
+    same(v, np.array([[1.0, 2.0, 3.0], [-1.0, 0.0, 5.0]], np.float32))
+    vt = jtorch.zeros(3, 2).t()  # right shape, not contiguous: written in place
+    it = jtorch.zeros(3, 2, dtype=jtorch.int64).t()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jtorch.sort(x, 1, descending=True, out=(vt, it))
+    assert vt.stride() == (1, 2)
+    same(it, np.array([[0, 2, 1], [2, 0, 1]]))
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float, but got long int instead"):
+        jtorch.sort(x, out=(jtorch.empty(0, dtype=jtorch.int64), jtorch.empty(0, dtype=jtorch.int64)))
+    out = jtorch.empty(0, dtype=jtorch.int64)
+    jtorch.argsort(x, stable=True, dim=0, out=out)
+    same(out, np.array([[1, 1, 0], [0, 0, 1]]))
+    tv, ti = jtorch.empty(0), jtorch.empty(0, dtype=jtorch.int64)
+    jtorch.topk(x, 2, out=(tv, ti))
+    same(tv, np.array([[3.0, 2.0], [5.0, 0.0]], np.float32))
+    kv, ki = jtorch.empty(0), jtorch.empty(0, dtype=jtorch.int64)
+    jtorch.kthvalue(x, 2, 0, True, out=(kv, ki))
+    same(kv, np.array([[3.0, 1.0, 5.0]], np.float32))
+    mv, mi = jtorch.empty(0), jtorch.empty(0, dtype=jtorch.int64)
+    jtorch.mode(x, out=(mv, mi))
+    assert mv.shape == (2,)
+
+
+def test_sort_into_its_own_input():
+    x = jtorch.tensor([3, 1, 2, 1])
+    i = jtorch.empty(0, dtype=jtorch.int64)
+    jtorch.sort(x, out=(x, i))
+    same(x, np.array([1, 1, 2, 3]))
+    same(i, np.array([1, 3, 2, 0]))
+
+
+def test_sort_dense_strides_follow_the_input():
+    x = jtorch.randn(3, 4).t()
+    assert jtorch.sort(x, 0).values.stride() == (1, 4)
+    assert jtorch.topk(x, 2, 0).values.stride() == (3, 1)
+
+
+def test_meta():
+    m = jtorch.empty(3, 5, device="meta")
+    v, i = jtorch.sort(m, 0)
+    assert v.device.type == "meta" and v.shape == (3, 5) and i.dtype == jtorch.int64
+    v, i = jtorch.topk(m, 2)
+    assert v.shape == (3, 2) and i.dtype == jtorch.int64
+    v, i = jtorch.kthvalue(m, 2, 0, keepdim=True)
+    assert v.shape == (1, 5) and v.device.type == "meta"
+    assert jtorch.argsort(m).shape == (3, 5)
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        jtorch.topk(m, 6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int16])
+def test_long_rows(dtype):
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal(50_000) * 1000).astype(dtype)
+    a[::7] = a[0]  # ties
+    t = jtorch.from_numpy(a)
+    idx = np.argsort(a, kind="stable")
+    same(jtorch.sort(t).indices, idx)
+    didx = np.argsort(-a.astype(np.float64), kind="stable")
+    same(jtorch.sort(t, descending=True).indices, didx)
+    same(jtorch.topk(t, 100).values, a[didx[:100]])
+    same(jtorch.kthvalue(t, 25_000).values, np.array(a[idx[24_999]]))
+
+
+# ---- errors ---------------------------------------------------------------------------------------
+ERRORS = [
+    ("sort complex", lambda T: T.sort(T.tensor([1j]))),
+    ("topk complex", lambda T: T.topk(T.tensor([1j]), 1)),
+    ("topk bool", lambda T: T.topk(T.tensor([True]), 1)),
+    ("topk k>n", lambda T: T.topk(T.arange(5.0), 6)),
+    ("topk k<0", lambda T: T.topk(T.arange(5.0), -1)),
+    ("topk dim", lambda T: T.topk(T.arange(5.0), 1, 1)),
+    ("sort dim", lambda T: T.sort(T.zeros(3, 0), dim=2)),
+    ("sort 0-dim dim", lambda T: T.sort(T.tensor(3.0), dim=1)),
+    ("kthvalue k", lambda T: T.kthvalue(T.arange(5.0), 6)),
+    ("kthvalue k0", lambda T: T.kthvalue(T.arange(5.0), 0)),
+    ("kthvalue empty dim", lambda T: T.kthvalue(T.zeros(3, 0), 1)),
+    ("kthvalue complex", lambda T: T.kthvalue(T.tensor([1j]), 1)),
+    ("kthvalue bool", lambda T: T.kthvalue(T.tensor([True]), 1)),
+    ("kthvalue out dtype", lambda T: T.kthvalue(T.arange(3.0), 1, out=(T.empty(0, dtype=T.int64),
+                                                                        T.empty(0, dtype=T.int64)))),
+    ("kthvalue out idx dtype", lambda T: T.kthvalue(T.arange(3.0), 1, out=(T.empty(0), T.empty(0)))),
+    ("mode empty", lambda T: T.mode(T.tensor([]))),
+    ("mode empty dim", lambda T: T.mode(T.zeros(3, 0))),
+    ("mode complex", lambda T: T.mode(T.tensor([1j]))),
+    ("mode out dtype", lambda T: T.mode(T.arange(3.0), out=(T.empty(0, dtype=T.int64), T.empty(0, dtype=T.int64)))),
+    ("mode out idx", lambda T: T.mode(T.arange(3.0), out=(T.empty(0), T.empty(0)))),
+    ("argsort out dtype", lambda T: T.argsort(T.arange(3.0), stable=True, out=T.empty(0))),
+    ("msort out dtype", lambda T: T.msort(T.arange(3.0), out=T.empty(0, dtype=T.int64))),
+]
+
+
+@pytest.mark.parametrize("name,call", ERRORS, ids=[e[0] for e in ERRORS])
+def test_errors_match_torch(name, call):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as want:
+        call(torch)
+    with pytest.raises(type(want.value)) as got:
+        call(jtorch)
+    assert str(got.value) == str(want.value)
+
+
+def test_zero_dim_and_empty():
+    r = jtorch.sort(jtorch.tensor(3.0), dim=-1)
+    same(r.values, np.array(3.0, np.float32))
+    same(r.indices, np.array(0))
+    e = jtorch.zeros(0, 3)
+    assert jtorch.sort(e, 0).values.shape == (0, 3)
+    assert jtorch.topk(jtorch.zeros(3, 0), 0).values.shape == (3, 0)
+    assert jtorch.kthvalue(e, 1).values.shape == (0,)
+    assert jtorch.mode(e).values.shape == (0,)
+    assert jtorch.dtypes.float16 == jdtype(np.float16)
