@@ -8,3 +8,4 @@ from . import binary, unary  # noqa: F401
 from . import scans  # noqa: F401
 from . import blas, matmul, einsum  # noqa: F401
 from . import reductions, reductions_stats  # noqa: F401
+from . import comparing  # noqa: F401
