@@ -51,3 +51,4 @@ from .functional import einsum, norm, tensordot, _tensor_norm  # noqa: F401,E402
 
 Tensor.norm = _tensor_norm  # torch/_tensor.py's Python method, not a generated binding
 del _tensor_norm
+from . import testing  # noqa: F401,E402  (torch.testing: assert_close, make_tensor)
