@@ -36,7 +36,8 @@ def run() -> dict:
     big = f"{N_BIG // (1 << 20)}M f32"
     ref = np.isclose(a, b)
     rows.append(bench_case(f"isclose {big}", "throughput",
-                           libs(lambda: np.isclose(a, b), lambda: jtorch.isclose(ja, jb), lambda: torch.isclose(ta, tb)),
+                           libs(lambda: np.isclose(a, b), lambda: jtorch.isclose(ja, jb),
+                                lambda: torch.isclose(ta, tb)),
                            lambda: ref, number=1, repeat=rep, nbytes=2 * a.nbytes, target_vs="torch" if torch else None,
                            target=1.0))
     rows.append(bench_case(f"allclose {big}", "throughput",

@@ -444,8 +444,9 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
             lines.append(f"        if out is not None: return {wrap_out}({_call_expr(sig, f'_opout{i}', True, i)})")
         lines.append(f"        return {wrap}({_call_expr(sig, f'_op{i}', False, i)})")
     if dunder:
-        if name == "__eq__":  # torch's Tensor.__eq__ (alone among the operators) takes a NumPy array as a tensor
-            lines.append("    if len(args) == 1 and not kwargs and type(args[0]) is np.ndarray and args[0].dtype.kind != 'O':")
+        if name == "__eq__":  # torch's Tensor.__eq__, alone among the operators, takes a NumPy array as a tensor
+            lines.append("    if len(args) == 1 and not kwargs and type(args[0]) is np.ndarray \\")
+            lines.append("            and args[0].dtype.kind != 'O':")
             lines.append("        return self.__eq__(_as_tensor(args[0]))")
         lines.append("    return NotImplemented")
     else:
