@@ -54,3 +54,4 @@ from .functional import block_diag, broadcast_shapes, broadcast_tensors, cartesi
 Tensor.norm = _tensor_norm  # torch/_tensor.py's Python method, not a generated binding
 del _tensor_norm
 from .native.search import unique, unique_consecutive  # noqa: F401,E402  (torch.functional's Python-level functions)
+from . import testing  # noqa: F401,E402  (torch.testing: assert_close, make_tensor)

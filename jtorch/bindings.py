@@ -444,6 +444,10 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
             lines.append(f"        if out is not None: return {wrap_out}({_call_expr(sig, f'_opout{i}', True, i)})")
         lines.append(f"        return {wrap}({_call_expr(sig, f'_op{i}', False, i)})")
     if dunder:
+        if name == "__eq__":  # torch's Tensor.__eq__, alone among the operators, takes a NumPy array as a tensor
+            lines.append("    if len(args) == 1 and not kwargs and type(args[0]) is np.ndarray \\")
+            lines.append("            and args[0].dtype.kind != 'O':")
+            lines.append("        return self.__eq__(_as_tensor(args[0]))")
         lines.append("    return NotImplemented")
     else:
         lines.append(f"    raise _no_match({name!r}, _sigs, {'(self,) + ' if method else ''}args, kwargs, {method}, err)")
@@ -452,8 +456,13 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
 
     env.update(_Tensor=Tensor, _Mismatch=_Mismatch, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _scalar=_scalar,
                _int=_int, _int_list=_int_list, _to_dtype=_to_dtype, _to_device=_to_device, _dtype=_dt.dtype,
-               np=np, _sigs=sigs, _no_match=no_match, _wrap=_wrap_number)
+               np=np, _sigs=sigs, _no_match=no_match, _wrap=_wrap_number, _as_tensor=_as_tensor)
     return src, env
+
+
+def _as_tensor(a: Any) -> Any:
+    from .native.tensor_new import as_tensor
+    return as_tensor(a)
 
 
 def _wrap_number(x: Any) -> Any:
@@ -557,11 +566,13 @@ def build_reflected(name: str, sigs: list[Signature]) -> Callable:
     src = (f"def {name}(self, other):\n"
            "    if not isinstance(other, _Tensor):\n"
            "        if type(other) in _NUMBERS or isinstance(other, _NP_NUMBERS): other = _wrap(other)\n"
-           "        else: return NotImplemented\n"
+           + ("        elif type(other) is np.ndarray: return self.reciprocal() * other\n"
+              if name in ("__rtruediv__", "__rdiv__") else "")  # torch's __rdiv__ is reciprocal() * other
+           + "        else: return NotImplemented\n"
            "    return _fn(other, self)\n")
     from .tensor import Tensor
 
-    env = dict(_fn=fn, _Tensor=Tensor, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _wrap=_wrap_number)
+    env = dict(_fn=fn, _Tensor=Tensor, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _wrap=_wrap_number, np=np)
     exec(compile(src, f"<jtorch binding Tensor.{name}>", "exec"), env)
     r = env[name]
     r.__qualname__ = f"Tensor.{name}"

@@ -1,5 +1,6 @@
 """Helpers shared by tests/test_binary_ops.py and tests/test_comparison_ops.py: dtypes, hypothesis
-strategies for broadcastable shapes and layouts, jtorch tensors of any layout over NumPy values,
+strategies for broadcastable shapes and layouts and jtorch tensors of any layout over NumPy values
+(all from jtorch.testing.strategies, which users' property tests use too),
 NumPy references computed as PyTorch computes (in the compute dtype: float16 through float32), and
 dtype-aware comparison."""
 from __future__ import annotations
@@ -10,19 +11,20 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 from hypothesis import strategies as st
-from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import jtorch
-from jtorch.tensor import contiguous_strides
 
-BOOL = (np.dtype(np.bool_),)
-INTS = tuple(np.dtype(d) for d in (np.uint8, np.int8, np.int16, np.int32, np.int64))
-FLOATS = tuple(np.dtype(d) for d in (np.float16, np.float32, np.float64))
-COMPLEX = tuple(np.dtype(d) for d in (np.complex64, np.complex128))
+from jtorch.testing import strategies as jst
+from jtorch.testing.strategies import random_values  # noqa: F401  (re-exported for the test files)
+
+BOOL = tuple(jst.numpy_dtype(d) for d in jst.BOOL)
+INTS = tuple(jst.numpy_dtype(d) for d in jst.INTEGRAL)
+FLOATS = tuple(jst.numpy_dtype(d) for d in jst.FLOATING)
+COMPLEX = tuple(jst.numpy_dtype(d) for d in jst.COMPLEX)
 REAL = BOOL + INTS + FLOATS
 ALL = REAL + COMPLEX
 INTEGRAL = BOOL + INTS
-LAYOUTS = ("contiguous", "transposed", "strided", "expanded")
+LAYOUTS = jst.LAYOUTS
 
 
 def jdtype(d: Any) -> jtorch.dtype:
@@ -38,78 +40,28 @@ def compute_dtype(d: np.dtype) -> np.dtype:
     return np.dtype(np.float32) if d == np.float16 else np.dtype(d)
 
 
-# ---- values ---------------------------------------------------------------------------------------------
-def random_values(rng: np.random.Generator, dtype: np.dtype, shape: tuple, *, low: float = -20, high: float = 20,
-                  nonzero: "bool | str" = False, specials: bool = False) -> np.ndarray:
-    """Values of `dtype` in [low, high] (integers; [0, high] for uint8), floats with a fractional part
-    and, with `specials`, some NaN, +-inf and signed zeros. `nonzero` replaces zeros by ones (only
-    in integer and bool dtypes when it is "integral": integer division by zero raises)."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        a = rng.integers(0, 2, shape).astype(bool)
-        return np.ones(shape, bool) if nonzero else a
-    if dtype.kind in "ui":
-        lo = max(int(low), 0) if dtype.kind == "u" else int(low)
-        a = rng.integers(lo, int(high) + 1, shape).astype(dtype)
-        if nonzero:
-            a[a == 0] = 1
-        return a
-    real = np.float32 if dtype in (np.float16, np.complex64) else np.float64
-
-    def part() -> np.ndarray:
-        x = rng.uniform(low, high, shape).astype(real)
-        if specials and x.size:
-            pick = rng.integers(0, 8, shape)
-            x = np.where(pick == 0, rng.choice(np.array([np.nan, np.inf, -np.inf, 0.0, -0.0], real), shape), x)
-        if nonzero is True:
-            x[x == 0] = 1
-        return x
-
-    with np.errstate(all="ignore"):  # inf * 1j
-        return (part() + 1j * part()).astype(dtype) if dtype.kind == "c" else part().astype(dtype)
-
-
-# ---- tensors of any layout ---------------------------------------------------------------------------
+# ---- tensors of any layout, hypothesis strategies: jtorch.testing.strategies ----------------------------
 def _c_array(a: np.ndarray) -> np.ndarray:
     """A C-contiguous copy (np.ascontiguousarray would turn a 0-dim array into a 1-dim one)."""
     return np.array(a, order="C", copy=True)
 
 
 def tensor(values: np.ndarray, layout: str = "contiguous") -> tuple[jtorch.Tensor, np.ndarray]:
-    """A jtorch tensor holding `values` in `layout`, and the values it holds (an expanded tensor
-    repeats its first slice along the expanded dimension, so its values differ from the input)."""
-    a = np.asarray(values)
-    if layout == "transposed" and a.ndim >= 2:
-        t = jtorch.from_numpy(_c_array(np.swapaxes(a, -1, -2))).transpose(-1, -2)
-        return t, a
-    if layout == "strided" and a.ndim >= 1 and a.size:
-        # every other element of a larger buffer, starting one element in
-        buf = np.zeros(2 * a.size + 1, a.dtype)
-        buf[1::2] = a.reshape(-1)
-        strides = tuple(2 * s for s in contiguous_strides(a.shape))
-        return jtorch.from_numpy(buf).as_strided(a.shape, strides, 1), a
-    if layout == "expanded":
-        dims = [d for d, s in enumerate(a.shape) if s > 1]
-        if dims:
-            d = dims[0]
-            first = _c_array(np.take(a, [0], axis=d))
-            return jtorch.from_numpy(first.copy()).expand(*a.shape), np.broadcast_to(first, a.shape).copy()
-    return jtorch.from_numpy(_c_array(a)), a
+    """A jtorch tensor holding `values` in `layout`, and the values it holds (jst.with_layout)."""
+    return jst.with_layout(values, layout)
 
 
 def to_numpy(t: jtorch.Tensor) -> np.ndarray:
     return np.array(t.numpy())
 
 
-# ---- hypothesis strategies ------------------------------------------------------------------------------
 def shapes(num_shapes: int, max_dims: int = 3, max_side: int = 4) -> st.SearchStrategy:
     """Broadcastable input shapes (0-dim and empty included) -> (input shapes, result shape)."""
-    return mutually_broadcastable_shapes(num_shapes=num_shapes, min_dims=0, max_dims=max_dims, min_side=0,
-                                         max_side=max_side).map(lambda r: (r.input_shapes, r.result_shape))
+    return jst.broadcastable_shapes(num_shapes, max_dims=max_dims, max_side=max_side)
 
 
-layouts = st.sampled_from(LAYOUTS)
-seeds = st.integers(0, 2 ** 32 - 1)
+layouts = jst.layouts()
+seeds = jst.seeds()
 
 
 # ---- comparison ------------------------------------------------------------------------------------------

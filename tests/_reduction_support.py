@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import jtorch
+from jtorch.testing import strategies as jst
 from _elementwise_support import ALL, BOOL, COMPLEX, FLOATS, INTS, LAYOUTS, REAL, jdtype, tensor  # noqa: F401
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
@@ -25,7 +26,7 @@ RESIZE_WARNING = "An output with one or more elements was resized"
 
 # ---- strategies ---------------------------------------------------------------------------------
 def shapes(max_dims: int = 4, max_side: int = 5, min_side: int = 0) -> st.SearchStrategy:
-    return st.lists(st.integers(min_side, max_side), min_size=0, max_size=max_dims).map(tuple)
+    return jst.shapes(max_dims=max_dims, max_side=max_side, min_side=min_side)
 
 
 @st.composite

@@ -332,6 +332,16 @@ def array_method(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarra
     return arr.copy() if copy else arr
 
 
+def array_wrap_method(self: Tensor, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Tensor:
+    """NumPy's wrap of a ufunc result computed on this tensor's values (`t + ndarray`, `np.sin(t)`),
+    as torch/_tensor.py's __array_wrap__: a tensor over the result, bool results as uint8 (torch's
+    own workaround, kept for the same results), a 0-dim tensor where NumPy would return a scalar."""
+    array = np.asarray(array)
+    if array.dtype == np.bool_:
+        array = array.astype(np.uint8)
+    return tensor_from_numpy(array)
+
+
 def format_method(self: Tensor, spec: str) -> str:
     if self.dim() == 0 and not self.is_meta and type(self) is Tensor:
         return self.detach().item().__format__(spec)
@@ -358,6 +368,7 @@ _METHODS = {
     "__repr__": repr_method,
     "__str__": repr_method,
     "__array__": array_method,
+    "__array_wrap__": array_wrap_method,
     "__reduce_ex__": lambda self, proto: reduce_ex(self),
     "__deepcopy__": deepcopy,
     "numpy": numpy_method,
