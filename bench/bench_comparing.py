@@ -1,11 +1,10 @@
 """Comparing whole tensors: jtorch vs NumPy vs torch, timed in one run (bench_elementwise's method).
 
-Rows (targets of the comparing/testing part of issue 8):
-  * 4M-element float32 ``isclose`` (throughput; target: >= torch's, whose isclose is the same
-    composite of elementwise operators; NumPy's ``isclose`` reported);
-  * 4M-element float32 ``allclose`` and ``equal`` (throughput; target: >= NumPy's ``allclose`` /
-    ``array_equal``);
-  * ``isclose`` of 4 float32 elements: per-call overhead (target: jtorch's time <= 5x torch's).
+Rows (reported; issue 8 sets no target for them):
+  * 4M-element float32 ``isclose`` (throughput; torch's isclose is the same composite of
+    elementwise operators), against NumPy's and torch's;
+  * 4M-element float32 ``allclose`` and ``equal``, against NumPy's ``allclose`` / ``array_equal``;
+  * ``isclose`` of 4 float32 elements: per-call overhead (about ten operator calls).
 ``python bench/bench_comparing.py`` prints this module's table.
 """
 from __future__ import annotations
@@ -38,13 +37,12 @@ def run() -> dict:
     rows.append(bench_case(f"isclose {big}", "throughput",
                            libs(lambda: np.isclose(a, b), lambda: jtorch.isclose(ja, jb),
                                 lambda: torch.isclose(ta, tb)),
-                           lambda: ref, number=1, repeat=rep, nbytes=2 * a.nbytes, target_vs="torch" if torch else None,
-                           target=1.0))
+                           lambda: ref, number=1, repeat=rep, nbytes=2 * a.nbytes, target_vs=None))
     rows.append(bench_case(f"allclose {big}", "throughput",
                            libs(lambda: np.asarray(np.allclose(a, b)), lambda: np.asarray(jtorch.allclose(ja, jb)),
                                 lambda: np.asarray(torch.allclose(ta, tb))),
                            lambda: np.asarray(bool(ref.all())), number=1, repeat=rep, nbytes=2 * a.nbytes,
-                           target_vs="numpy", target=1.0))
+                           target_vs=None))
     c = a.copy()
     jc = to_jtorch(c)
     tc = torch.from_numpy(c) if torch else None
@@ -52,7 +50,7 @@ def run() -> dict:
                            libs(lambda: np.asarray(np.array_equal(a, c)), lambda: np.asarray(jtorch.equal(ja, jc)),
                                 lambda: np.asarray(torch.equal(ta, tc))),
                            lambda: np.asarray(True), number=1, repeat=rep, nbytes=2 * a.nbytes,
-                           target_vs="numpy", target=1.0))
+                           target_vs=None))
     s, s2 = a[:4].copy(), b[:4].copy()
     js, js2 = to_jtorch(s), to_jtorch(s2)
     ts, ts2 = (torch.from_numpy(s), torch.from_numpy(s2)) if torch else (None, None)
@@ -60,7 +58,7 @@ def run() -> dict:
                            libs(lambda: np.isclose(s, s2), lambda: jtorch.isclose(js, js2),
                                 lambda: torch.isclose(ts, ts2)),
                            lambda: np.isclose(s, s2), number=100 if QUICK else 500, repeat=5 if QUICK else 15,
-                           target_vs="torch" if torch else None, target=5.0))
+                           target_vs=None))
     for r in rows:
         r["group"] = "comparing"
     notes: list[Any] = []
