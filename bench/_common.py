@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gc
+import itertools
 import platform
 import time
 from typing import Any, Callable
@@ -23,25 +24,31 @@ def cpu_model() -> str:
 # workers and took up to 12x longer (72 ms instead of 6 ms for the row-vector broadcast),
 # an artefact of timing two thread pools in one process. 1 ms of sleep was enough here.
 GAP_S = 0.005
+# torch's OpenMP workers keep spinning after a big parallel call (a 1024x1024 matmul): the next
+# library's matmul still ran 15% slower after 5 ms; after 50 ms it did not (measured here)
+AFTER_TORCH_S = 0.05
 
 
 def time_round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int
                      ) -> dict[str, list[float]]:
     """Seconds per call for each callable: `repeat` rounds of `number` calls, libraries in turn.
 
-    The order rotates every round, so each library follows each other one equally often: a
-    library's thread pool still busy after its turn slows whoever comes next (torch's OpenMP
-    workers after its 1024x1024 matmul cost the next library's matmul 15% here, even after the
-    gap below), and a fixed order would charge that to one library."""
+    Each round takes the next permutation of the libraries, so each follows each other one
+    equally often (a rotation would keep who-follows-whom): a library's thread pool still busy
+    after its turn slows whoever comes next (torch's OpenMP workers after its 1024x1024 matmul
+    cost the next library's matmul 15% here, even after the gap below), and a fixed order
+    would charge that to one library."""
     times: dict[str, list[float]] = {k: [] for k in fns}
-    names = list(fns)
+    orders = list(itertools.permutations(fns))
+    previous = None
     gc_was = gc.isenabled()
     gc.disable()
     try:
         for r in range(repeat):
-            for name in names[r % len(names):] + names[:r % len(names)]:
+            for name in orders[r % len(orders)]:
                 fn = fns[name]
-                time.sleep(GAP_S)
+                time.sleep(AFTER_TORCH_S if previous == "torch" else GAP_S)
+                previous = name
                 t0 = time.perf_counter()
                 for _ in range(number):
                     fn()

@@ -202,6 +202,10 @@ def _listing(root: str) -> dict[str, tuple[int, int]]:
 
 
 def _spawn(lib: str, env: dict | None = None, diagnose: bool = False) -> dict:
+    # the children time this checkout's jtorch, installed or not (run_all puts it on sys.path)
+    env = dict(os.environ if env is None else env)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", lib]
                           + (["--diagnose"] if diagnose else []),
                           capture_output=True, text=True, env=env, timeout=600)
