@@ -25,19 +25,20 @@ def cpu_model() -> str:
 # an artefact of timing two thread pools in one process. 1 ms of sleep was enough here.
 GAP_S = 0.005
 # torch's OpenMP workers keep spinning after a big parallel call (a 1024x1024 matmul): the next
-# library's matmul still ran 15% slower after 5 ms; after 50 ms it did not (measured here)
-AFTER_TORCH_S = 0.05
+# library's BLAS matmul still ran 15% slower after 5 ms, not after 50 ms; bench_matmul asks for
+# that. Not everywhere: after 50 ms idle, the next 2-thread reduction ran 10-30% slower here.
+AFTER_TORCH_MATMUL_S = 0.05
 
 
-def time_round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int
-                     ) -> dict[str, list[float]]:
+def time_round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int,
+                     after_torch_s: float = GAP_S) -> dict[str, list[float]]:
     """Seconds per call for each callable: `repeat` rounds of `number` calls, libraries in turn.
 
     Each round takes the next permutation of the libraries, so each follows each other one
     equally often (a rotation would keep who-follows-whom): a library's thread pool still busy
     after its turn slows whoever comes next (torch's OpenMP workers after its 1024x1024 matmul
-    cost the next library's matmul 15% here, even after the gap below), and a fixed order
-    would charge that to one library."""
+    cost the next library's matmul 15% here, unless `after_torch_s` is longer), and a fixed
+    order would charge that to one library."""
     times: dict[str, list[float]] = {k: [] for k in fns}
     orders = list(itertools.permutations(fns))
     previous = None
@@ -47,7 +48,7 @@ def time_round_robin(fns: dict[str, Callable[[], Any]], number: int, repeat: int
         for r in range(repeat):
             for name in orders[r % len(orders)]:
                 fn = fns[name]
-                time.sleep(AFTER_TORCH_S if previous == "torch" else GAP_S)
+                time.sleep(after_torch_s if previous == "torch" else GAP_S)
                 previous = name
                 t0 = time.perf_counter()
                 for _ in range(number):

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from _common import progress, time_round_robin, torch_or_none  # noqa: E402  (bench/ is on sys.path when run)
+from _common import GAP_S, progress, time_round_robin, torch_or_none  # noqa: E402  (bench/ is on sys.path when run)
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))  # smoke test: few repeats, smaller inputs
 N_BIG = (1 << 20) if QUICK else 16 * 1024 * 1024
@@ -130,7 +130,8 @@ def _row(name: str, kind: str, results: dict[str, dict | None], *, target_vs: st
 def bench_case(name: str, kind: str, make: Callable[[Any], dict[str, Callable[[], Any]]],
                expected: Callable[[], np.ndarray], *, number: int, repeat: int,
                nbytes: int | None = None, target_vs: str | None = None,
-               target: float | None = None, rtol: float = 1e-6, atol: float = 0.0) -> dict:
+               target: float | None = None, rtol: float = 1e-6, atol: float = 0.0,
+               after_torch_s: float = GAP_S) -> dict:
     """Time one operation in every available library; `make(ctx)` returns {library: callable}."""
     progress(name)
     fns = make(None)
@@ -158,7 +159,7 @@ def bench_case(name: str, kind: str, make: Callable[[Any], dict[str, Callable[[]
             checked[lib] = fn
         except Exception as e:  # a missing operator or a failure: skip this library, say why
             reasons[lib] = f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
-    times = time_round_robin(checked, number, repeat) if checked else {}
+    times = time_round_robin(checked, number, repeat, after_torch_s) if checked else {}
     results = {lib: summary(times[lib], nbytes) if lib in times else None for lib in fns}
     extra: dict = {"number": number, "repeat": repeat}
     if first_call_s is not None:

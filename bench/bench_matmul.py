@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from _common import AFTER_TORCH_MATMUL_S  # noqa: E402
 from bench_elementwise import QUICK, bench_case, to_jtorch, try_import_torch  # noqa: E402
 
 
@@ -47,7 +48,8 @@ def run() -> dict:
         libs = {"jtorch": lambda: jt_fn(*js), "numpy": lambda: np_fn(*arrays),
                 "torch": (lambda: th_fn(*ts)) if torch and th_fn else None}
         row = bench_case(name, kind, lambda _: libs, expected or (lambda: np_fn(*arrays)), number=number,
-                         repeat=repeat, target_vs=target_vs, target=target, rtol=rtol, atol=atol)
+                         repeat=repeat, target_vs=target_vs, target=target, rtol=rtol, atol=atol,
+                         after_torch_s=AFTER_TORCH_MATMUL_S)
         row["group"] = "matmul"
         row["gflops"] = {lib: flops / row[lib]["median_s"] / 1e9 for lib in ("jtorch", "numpy", "torch")
                          if row.get(lib)}
