@@ -267,6 +267,34 @@ def test_long_rows(dtype):
     same(jtorch.kthvalue(t, 25_000).values, np.array(a[idx[24_999]]))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint8])
+def test_one_long_row_radix_sorted(dtype, threads):
+    """One row of RADIX_MIN elements or more takes the parallel radix sort (kernels/cpu/radix.py):
+    torch's stable order with NaN largest and -0.0 == 0.0, with one chunk and with two."""
+    from jtorch.kernels.cpu.radix import RADIX_MIN
+
+    rng = np.random.default_rng(2)
+    n = RADIX_MIN + 12_345
+    a = (rng.standard_normal(n) * 100).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a[::7], a[::11], a[::13] = 0.0, -0.0, np.nan
+    a[::17] = a[3]  # ties
+    t = jtorch.from_numpy(a)
+    saved = jtorch.get_num_threads()
+    jtorch.set_num_threads(threads)
+    try:
+        v, i = jtorch.sort(t)
+        d = jtorch.sort(t, descending=True, stable=True).indices
+    finally:
+        jtorch.set_num_threads(saved)
+    idx = np.argsort(a, kind="stable")  # NumPy's order: NaN last, -0.0 == 0.0, stable
+    same(i, idx)
+    np.testing.assert_array_equal(v.numpy(), a[idx])
+    order = np.where(np.isnan(a), np.inf, a.astype(np.float64))  # NaN first when descending
+    same(d, np.argsort(-order, kind="stable"))
+
+
 # ---- errors ---------------------------------------------------------------------------------------
 ERRORS = [
     ("sort complex", lambda T: T.sort(T.tensor([1j]))),

@@ -4,7 +4,8 @@ Engine (measured, bench/bench_sorting.py): every element is mapped to an *ordere
 unsigned integer whose order is torch's order of the values (NaN largest and all NaNs equal,
 -0.0 == 0.0; descending flips the key). For dtypes of 32 bits or less the key and the element's
 index along the row fit one uint64 (key << 32 | index): all keys are distinct, so NumPy's fast
-unstable sort (x86-simd-sort on AVX2/AVX-512) gives torch's *stable* order, indices included. For
+unstable sort (x86-simd-sort on AVX2/AVX-512) gives torch's *stable* order, indices included;
+one long row is radix-sorted on every core instead (radix.py). For
 64-bit dtypes NumPy's argsort of the keys is followed by a pass that puts the indices of equal
 keys back in ascending order (stability). topk and kthvalue keep the k best (key, index) pairs
 in a heap per row; mode walks the runs of the sorted keys. Kernels take raw buffers viewed as
@@ -30,6 +31,8 @@ import numpy as np
 
 from .cache import enable_package_cache
 from .host import numpy_view
+from .radix import RADIX_MIN, gather_row, radix_sort_keys
+from .threads import num_chunks
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _EXP = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}  # exponent bits: above them is NaN
@@ -294,14 +297,14 @@ class _Out:
 _local = threading.local()
 
 
-def _scratch(size: int) -> np.ndarray:
+def _scratch(size: int, name: str = "keys") -> np.ndarray:
     """A uint64 work array of `size` elements, reused between calls on this thread (fresh pages
     cost a page fault each: as much as the key pass itself for a 1M-element sort)."""
-    buf = getattr(_local, "keys", None)
+    buf = getattr(_local, name, None)
     if buf is None or buf.size < size:
         buf = np.empty(max(size, 1), np.uint64)
         if size <= _SCRATCH_KEEP:
-            _local.keys = buf
+            setattr(_local, name, buf)
     return buf[:size]
 
 
@@ -318,7 +321,13 @@ def _sorted_keys(x: Any, dim: int, descending: bool) -> tuple:
     composite = a.itemsize <= 4 and n < (1 << 32)
     _keys(buf, off, rs, es, n, kind, sign, expmask, descending, composite, keys)
     if composite:
-        keys.sort(axis=-1)
+        if nrows == 1 and n >= RADIX_MIN:  # one long row: a parallel radix sort of the keys
+            flat = keys.reshape(-1)
+            tmp = _scratch(n, "radix")
+            if radix_sort_keys(flat, tmp, num_chunks(n)):
+                flat[:] = tmp
+        else:
+            keys.sort(axis=-1)
         return (buf, off, rs, es, n), keys, np.uint64(0xFFFFFFFF), None
     order = np.argsort(keys, axis=-1)
     skeys = np.take_along_axis(keys, order, -1)
@@ -331,7 +340,10 @@ def _sort(x: Any, dim: int, descending: bool, values: Any, indices: Any) -> None
     vo = _Out(values, dim, n, True) if values is not None else None
     io = _Out(indices, dim, n, False)
     vals = vo.array if vo is not None else np.empty((1, 1), buf.dtype)
-    _gather(buf, off, rs, es, n, keys, mask, vals, io.array, vo is not None)
+    if keys.shape[0] == 1 and n >= RADIX_MIN:
+        gather_row(buf, off, es, keys[0], mask, vals[0], io.array[0], vo is not None, num_chunks(n))
+    else:
+        _gather(buf, off, rs, es, n, keys, mask, vals, io.array, vo is not None)
     if vo is not None:
         vo.finish()
     io.finish()
