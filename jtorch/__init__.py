@@ -39,6 +39,10 @@ def __getattr__(name: str) -> object:
     """Operator functions (jtorch.add, ...) are generated on first use (PEP 562)."""
     if name.startswith("__"):
         raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
+    if name == "testing":  # jtorch.testing on first use: import stays small
+        import importlib
+
+        return importlib.import_module(".testing", __name__)
     fn = globals()[name] = _bindings.function_binding(name)
     return fn
 
@@ -54,4 +58,3 @@ from .functional import block_diag, broadcast_shapes, broadcast_tensors, cartesi
 Tensor.norm = _tensor_norm  # torch/_tensor.py's Python method, not a generated binding
 del _tensor_norm
 from .native.search import unique, unique_consecutive  # noqa: F401,E402  (torch.functional's Python-level functions)
-from . import testing  # noqa: F401,E402  (torch.testing: assert_close, make_tensor)
