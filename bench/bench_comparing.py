@@ -9,11 +9,11 @@ Rows (reported; issue 8 sets no target for them):
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from bench_elementwise import QUICK, bench_case, to_jtorch, try_import_torch
+from bench_elementwise import QUICK, bench_case, libraries, to_jtorch, try_import_torch
 
 N_BIG = (1 << 20) if QUICK else 4 * 1024 * 1024
 
@@ -25,8 +25,7 @@ def run() -> dict:
     rows: list[dict] = []
     rep = 3 if QUICK else 11
 
-    def libs(np_fn: Callable, jt_fn: Callable, th_fn: "Callable | None") -> Callable:
-        return lambda _: {"jtorch": jt_fn, "numpy": np_fn, "torch": th_fn if torch else None}
+    libs = libraries(torch)
 
     a = rng.random(N_BIG, dtype=np.float32)
     b = a + (rng.random(N_BIG, dtype=np.float32) * 2e-5).astype(np.float32)

@@ -127,6 +127,22 @@ def _row(name: str, kind: str, results: dict[str, dict | None], *, target_vs: st
     return row
 
 
+def libraries(torch: Any) -> Callable:
+    """libs(np_fn, jt_fn, th_fn) -> the `make` argument of bench_case (torch's column only when
+    torch is importable)."""
+    def libs(np_fn: Callable, jt_fn: Callable, th_fn: "Callable | None") -> Callable:
+        return lambda _: {"jtorch": jt_fn, "numpy": np_fn, "torch": th_fn if torch else None}
+    return libs
+
+
+def first_calls_note(rows: list[dict]) -> str:
+    """The note listing each row's first jtorch call (kernel cache load or compile)."""
+    firsts = [f"{r['name']} {r['first_call_s'] * 1e3:.1f} ms/{r['first_call_compiles']}"
+              for r in rows if r.get("first_call_s") is not None]
+    return ("first jtorch call per row, before warm-up (kernel cache load or compile), "
+            "ms/number of Numba compilations: " + "; ".join(firsts))
+
+
 def bench_case(name: str, kind: str, make: Callable[[Any], dict[str, Callable[[], Any]]],
                expected: Callable[[], np.ndarray], *, number: int, repeat: int,
                nbytes: int | None = None, target_vs: str | None = None,
@@ -187,8 +203,7 @@ def run() -> dict:
              f"torch threads {torch.get_num_threads() if torch else '-'}, NumPy single-threaded; "
              f"{'QUICK mode: small inputs, few repeats' if QUICK else 'full size'}"]
 
-    def libs(np_fn: Callable, jt_fn: Callable, th_fn: Callable | None) -> Callable:
-        return lambda _: {"jtorch": jt_fn, "numpy": np_fn, "torch": th_fn if torch else None}
+    libs = libraries(torch)
 
     # -- small: a + b on 4 elements (per-call overhead) -----------------------------------------
     a4 = rng.standard_normal(4, dtype=np.float32)
@@ -272,10 +287,7 @@ def run() -> dict:
                 libs(lambda npf=npf: npf(a), lambda jf=jf: jf(ja), lambda tf=tf: tf(ta)),
                 lambda npf=npf: npf(a.astype(np.float64)).astype(np.float32),
                 number=1, repeat=rep_big, nbytes=2 * a.nbytes, rtol=1e-5, atol=1e-6))
-    firsts = [f"{r['name']} {r['first_call_s'] * 1e3:.1f} ms/{r['first_call_compiles']}"
-              for r in rows if r.get("first_call_s") is not None]
-    notes.append("first jtorch call per row, before warm-up (kernel cache load or compile), "
-                 "ms/number of Numba compilations: " + "; ".join(firsts))
+    notes.append(first_calls_note(rows))
     return {"rows": rows, "notes": notes}
 
 

@@ -10,11 +10,11 @@ bench_elementwise. ``python bench/bench_joining.py`` prints this module's table;
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from bench_elementwise import QUICK, bench_case, to_jtorch, try_import_torch
+from bench_elementwise import QUICK, bench_case, first_calls_note, libraries, to_jtorch, try_import_torch
 
 N = (1 << 17) if QUICK else 1_000_000
 
@@ -26,8 +26,7 @@ def run() -> dict:
     rows: list[dict] = []
     rep = 3 if QUICK else 15
 
-    def libs(np_fn: Callable, jt_fn: Callable, th_fn: "Callable | None") -> Callable:
-        return lambda _: {"jtorch": jt_fn, "numpy": np_fn, "torch": th_fn if torch else None}
+    libs = libraries(torch)
 
     for shape, dim in (((N,), 0), ((1000, 100), 1)):
         xs = [rng.random(shape, dtype=np.float32) for _ in range(10)]
@@ -42,10 +41,7 @@ def run() -> dict:
                                target_vs="numpy", target=1.0))
     for r in rows:
         r["group"] = "joining"
-    firsts = [f"{r['name']} {r['first_call_s'] * 1e3:.1f} ms/{r['first_call_compiles']}"
-              for r in rows if r.get("first_call_s") is not None]
-    notes: list[Any] = ["first jtorch call per row, before warm-up (kernel cache load or compile), "
-                        "ms/number of Numba compilations: " + "; ".join(firsts)]
+    notes: list[Any] = [first_calls_note(rows)]
     return {"rows": rows, "notes": notes}
 
 

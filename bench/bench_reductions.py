@@ -14,11 +14,11 @@ table; ``bench/run_all.py`` includes it.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from bench_elementwise import QUICK, bench_case, to_jtorch, try_import_torch
+from bench_elementwise import QUICK, bench_case, first_calls_note, libraries, to_jtorch, try_import_torch
 
 N_BIG = (1 << 20) if QUICK else 16 * 1024 * 1024
 SIDE = 1024 if QUICK else 4000
@@ -31,8 +31,7 @@ def run() -> dict:
     rows: list[dict] = []
     rep = 3 if QUICK else 11
 
-    def libs(np_fn: Callable, jt_fn: Callable, th_fn: "Callable | None") -> Callable:
-        return lambda _: {"jtorch": jt_fn, "numpy": np_fn, "torch": th_fn if torch else None}
+    libs = libraries(torch)
 
     a = rng.random(N_BIG, dtype=np.float32)
     ja = to_jtorch(a)
@@ -74,10 +73,7 @@ def run() -> dict:
                            rtol=1e-6))
     for r in rows:
         r["group"] = "reductions"
-    firsts = [f"{r['name']} {r['first_call_s'] * 1e3:.1f} ms/{r['first_call_compiles']}"
-              for r in rows if r.get("first_call_s") is not None]
-    notes: list[Any] = ["first jtorch call per row, before warm-up (kernel cache load or compile), "
-                        "ms/number of Numba compilations: " + "; ".join(firsts)]
+    notes: list[Any] = [first_calls_note(rows)]
     return {"rows": rows, "notes": notes}
 
 

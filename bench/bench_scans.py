@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from bench_elementwise import bench_case, to_jtorch, try_import_torch  # noqa: E402  (bench/ on sys.path)
+from bench_elementwise import bench_case, first_calls_note, libraries, to_jtorch, try_import_torch  # noqa: E402  (bench/ on sys.path)
 
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 SIDE = 1024 if QUICK else 4096
@@ -44,8 +44,7 @@ def run() -> dict:
     rows: list[dict] = []
     rep = 3 if QUICK else 11
 
-    def libs(np_fn, jt_fn, th_fn):
-        return lambda _: {"jtorch": jt_fn, "numpy": np_fn, "torch": th_fn if torch else None}
+    libs = libraries(torch)
 
     x = rng.standard_normal((SIDE, SIDE), dtype=np.float32)
     jx = to_jtorch(x)
@@ -75,11 +74,9 @@ def run() -> dict:
         rtol=1e-4, atol=1.0))
     for r in rows:
         r["group"] = "scans"
-    firsts = [f"{r['name']} {r['first_call_s'] * 1e3:.1f} ms/{r['first_call_compiles']}"
-              for r in rows if r.get("first_call_s") is not None]
     notes = [f"numba threads {numba.get_num_threads()}, torch threads {torch.get_num_threads() if torch else '-'}, "
              "NumPy single-threaded; cumsum is serial in all three (one row)",
-             "first jtorch call per row (kernel cache load or compile), ms/Numba compilations: " + "; ".join(firsts)]
+             first_calls_note(rows)]
     return {"rows": rows, "notes": notes}
 
 

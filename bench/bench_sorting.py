@@ -11,11 +11,11 @@ that NumPy's unstable order agrees with the stable one in the result check.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from bench_elementwise import QUICK, bench_case, to_jtorch, try_import_torch
+from bench_elementwise import QUICK, bench_case, first_calls_note, libraries, to_jtorch, try_import_torch
 
 N = 1 << 20
 K = 100
@@ -28,8 +28,7 @@ def run() -> dict:
     rows: list[dict] = []
     rep = 3 if QUICK else 11
 
-    def libs(np_fn: Callable, jt_fn: Callable, th_fn: "Callable | None") -> Callable:
-        return lambda _: {"jtorch": jt_fn, "numpy": np_fn, "torch": th_fn if torch else None}
+    libs = libraries(torch)
 
     a = (rng.permutation(N) - N // 2).astype(np.float32) * np.float32(0.5)
     ja = to_jtorch(a)
@@ -49,10 +48,7 @@ def run() -> dict:
                            target_vs="torch" if torch else None, target=1.0))
     for r in rows:
         r["group"] = "sorting"
-    firsts = [f"{r['name']} {r['first_call_s'] * 1e3:.1f} ms/{r['first_call_compiles']}"
-              for r in rows if r.get("first_call_s") is not None]
-    notes: list[Any] = ["first jtorch call per row, before warm-up (kernel cache load or compile), "
-                        "ms/number of Numba compilations: " + "; ".join(firsts)]
+    notes: list[Any] = [first_calls_note(rows)]
     return {"rows": rows, "notes": notes}
 
 
