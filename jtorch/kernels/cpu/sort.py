@@ -113,6 +113,26 @@ def _less(ka, ia, kb, ib):
     return ka < kb or (ka == kb and ia < ib)
 
 
+@numba.njit(inline="always")
+def _sift_down(hk, hi, size, key, idx):
+    """Put (key, idx) at the root of the max-heap hk/hi[:size] and sift it down."""
+    c = 0
+    while True:
+        ch = 2 * c + 1
+        if ch >= size:
+            break
+        if ch + 1 < size and _less(hk[ch], hi[ch], hk[ch + 1], hi[ch + 1]):
+            ch += 1
+        if _less(key, idx, hk[ch], hi[ch]):
+            hk[c] = hk[ch]
+            hi[c] = hi[ch]
+            c = ch
+        else:
+            break
+    hk[c] = key
+    hi[c] = idx
+
+
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
 def _select(buf, off, rs, es, n, k, kind, sign, expmask, descending, last_only, values, indices):
@@ -149,21 +169,7 @@ def _select(buf, off, rs, es, n, k, kind, sign, expmask, descending, last_only, 
                 hk[c] = kj
                 hi[c] = j
             else:  # replace the worst, sift down
-                c = 0
-                while True:
-                    ch = 2 * c + 1
-                    if ch >= k:
-                        break
-                    if ch + 1 < k and _less(hk[ch], hi[ch], hk[ch + 1], hi[ch + 1]):
-                        ch += 1
-                    if _less(kj, j, hk[ch], hi[ch]):
-                        hk[c] = hk[ch]
-                        hi[c] = hi[ch]
-                        c = ch
-                    else:
-                        break
-                hk[c] = kj
-                hi[c] = j
+                _sift_down(hk, hi, k, kj, j)
         # pop the heap: the worst first, so positions k-1 .. 0 fill in order
         for t in range(k - 1, -1, -1):
             top = hi[0]
@@ -175,22 +181,7 @@ def _select(buf, off, rs, es, n, k, kind, sign, expmask, descending, last_only, 
             else:
                 values[r, t] = buf[p + top * es]
                 indices[r, t] = top
-            lk, li = hk[t], hi[t]
-            c = 0
-            while True:
-                ch = 2 * c + 1
-                if ch >= t:
-                    break
-                if ch + 1 < t and _less(hk[ch], hi[ch], hk[ch + 1], hi[ch + 1]):
-                    ch += 1
-                if _less(lk, li, hk[ch], hi[ch]):
-                    hk[c] = hk[ch]
-                    hi[c] = hi[ch]
-                    c = ch
-                else:
-                    break
-            hk[c] = lk
-            hi[c] = li
+            _sift_down(hk, hi, t, hk[t], hi[t])
 
 
 @enable_package_cache
