@@ -29,6 +29,8 @@ from ._dlpack import from_dlpack  # noqa: F401,E402
 from .native.tensor_new import tensor, as_tensor, from_numpy  # noqa: F401,E402
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401,E402,E501
 from . import native  # noqa: F401,E402
+from . import autograd  # noqa: F401,E402
+from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled  # noqa: F401,E402,E501
 from .native.masks import nonzero  # noqa: F401,E402  (as_tuple: a Python-level binding, as in torch)
 from . import bindings as _bindings  # noqa: E402
 

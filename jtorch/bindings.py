@@ -91,7 +91,13 @@ def _signature(nf: NativeFunction, out_nf: NativeFunction | None, method: bool) 
         params.append(Param(name, a, a.kwarg_only, has_default, default))
     if out_nf is not None:
         params.append(Param("out", None, True, True, None, sum(a.is_out for a in out_nf.func.arguments)))
+    names = {a.name for a in nf.func.arguments}
+    if not method and all(n in names for n in _TENSOR_OPTIONS):  # a factory: the Python-only requires_grad=
+        params.append(Param("requires_grad", _REQUIRES_GRAD, True, True, False))
     return Signature(nf, out_nf, method, tuple(params))
+
+
+_REQUIRES_GRAD = Argument.parse("bool requires_grad=False", kwarg_only=True)
 
 
 _TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
@@ -442,6 +448,8 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
         wrap, wrap_out = _return_types(sig, env, i)
         if sig.out_nf is not None:
             lines.append(f"        if out is not None: return {wrap_out}({_call_expr(sig, f'_opout{i}', True, i)})")
+        if sig.params and sig.params[-1].arg is _REQUIRES_GRAD:  # as torch's factory bindings: set it on the result
+            lines.append(f"        if requires_grad: return ({_call_expr(sig, f'_op{i}', False, i)}).requires_grad_()")
         lines.append(f"        return {wrap}({_call_expr(sig, f'_op{i}', False, i)})")
     if dunder:
         if name == "__eq__":  # torch's Tensor.__eq__, alone among the operators, takes a NumPy array as a tensor

@@ -16,7 +16,14 @@ from . import dtypes as _dt
 from ._enums import as_memory_format, channels_last, strided
 from .device import device
 from .geometry import contiguous_strides, is_channels_last, is_contiguous, wrap_dim  # noqa: F401 (re-exported)
+from . import tls as _tls_module
+from .keyset import DispatchKey, autograd_dispatch_keyset_with_ADInplaceOrView, key_repr
 from .storage import Storage, new_storage  # noqa: F401  (new_storage: re-exported for the structured layer)
+
+
+_AD_INPLACE_OR_VIEW_BIT = key_repr(DispatchKey.ADInplaceOrView)
+_NOT_AUTOGRAD = ~int(autograd_dispatch_keyset_with_ADInplaceOrView)
+_tls = _tls_module.local
 
 
 class Size(tuple):
@@ -39,16 +46,43 @@ class VersionCounter:
     """Shared by every view of one storage: in-place writes through any view bump it."""
 
     __slots__ = ("value",)
+    key_mask = -1  # a view keeps every key of its device
 
     def __init__(self) -> None:
         self.value = 0
 
 
+class _InferenceVersion:
+    """The disabled version counter of an inference tensor (c10::VariableVersion(DISABLED)): writing
+    one outside inference mode is the error PyTorch raises from increment_version."""
+
+    __slots__ = ()
+    key_mask = ~0  # replaced below: views of an inference tensor are inference tensors
+
+    @property
+    def value(self) -> int:
+        raise RuntimeError("Inference tensors do not track version counter.")
+
+    @value.setter
+    def value(self, v: int) -> None:
+        if not _tls.inference:
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+                "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
 class Tensor:
     __slots__ = (
         "_storage", "_size", "_stride", "_offset", "dtype", "_device", "_key_set", "_vc", "_base",
-        "requires_grad", "grad", "grad_fn", "_is_wrapped_number", "__weakref__", "__dict__",
+        "_requires_grad", "_grad", "grad_fn", "_is_wrapped_number", "__weakref__", "__dict__",
     )
+    # Autograd's per-tensor records (AutogradMeta), rarely set: class defaults, an instance sets its own.
+    _output_nr = 0          # which output of grad_fn this tensor is
+    _grad_accumulator = None  # weakref to the leaf's AccumulateGrad node
+    _hooks = None           # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
+    _retains_grad = False
+    _view_fn = None         # rebuilds this view from its _base (replayed after an in-place write)
+    _creation_meta = 0      # autograd's CreationMeta of a view: DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, ...
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     @classmethod
@@ -70,11 +104,19 @@ class Tensor:
         t._offset = offset
         t.dtype = dtype
         t._device = dev
-        t._key_set = dev._key_set
-        t._vc = vc if vc is not None else VersionCounter()
+        if vc is None:
+            if _tls.inference:  # made in inference mode: no autograd keys, no version counter
+                t._key_set = dev._key_set & _NOT_AUTOGRAD
+                vc = _NO_VERSION
+            else:
+                t._key_set = dev._key_set
+                vc = VersionCounter()
+        else:
+            t._key_set = dev._key_set & vc.key_mask
+        t._vc = vc
         t._base = base
-        t.requires_grad = False
-        t.grad = None
+        t._requires_grad = False
+        t._grad = None
         t.grad_fn = None
         t._is_wrapped_number = False
         return t
@@ -155,7 +197,7 @@ class Tensor:
     def _version(self) -> int:
         return self._vc.value
 
-    def _bump_version(self) -> None:
+    def _bump_version(self) -> None:  # noqa: D401
         self._vc.value += 1
 
     @property
@@ -163,15 +205,81 @@ class Tensor:
         return self.grad_fn is None
 
     @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, requires_grad: bool) -> None:
+        self.requires_grad_(requires_grad)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+                "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self) -> "Tensor | None":
+        if self.grad_fn is not None and not self._retains_grad:
+            import warnings
+
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+                "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+                "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+                "for more information.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: "Tensor | None") -> None:
+        if value is not None:
+            if type(value) is not Tensor and not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.dtype != self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._device != self._device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if value._size != self._size:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
     def data(self) -> "Tensor":
         return self.detach()
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        self.requires_grad = requires_grad
-        return self
+    @data.setter
+    def data(self, new: "Tensor") -> None:
+        """`t.data = other`: t takes other's storage and geometry, keeping its autograd identity."""
+        self._storage, self._size, self._stride, self._offset = new._storage, new._size, new._stride, new._offset
+        self.dtype, self._device, self._key_set = new.dtype, new._device, new._key_set
 
     def detach(self) -> "Tensor":
         return Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, self._vc)
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                               "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                               "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                               "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def is_inference(self) -> bool:
+        """Made in inference mode: its key set has no ADInplaceOrView / Autograd keys."""
+        return not (self._key_set & _AD_INPLACE_OR_VIEW_BIT)
 
     # ---- Python protocol (the record's part; conversions, printing, pickling and iteration are
     # attached by the layers that implement them: jtorch.native.python_methods, views, indexing)
@@ -182,3 +290,7 @@ class Tensor:
 
     def __hash__(self) -> int:
         return id(self)
+
+
+_InferenceVersion.key_mask = _NOT_AUTOGRAD
+_NO_VERSION = _InferenceVersion()

@@ -26,6 +26,7 @@ class _LocalDispatchKeySet(threading.local):
     excluded: int = int(default_excluded_set)
     exclude_mask: int = FULL_BACKEND_MASK | ~int(default_excluded_set)
     grad_enabled: bool = True  # c10's GradMode (AutogradState), per thread as in PyTorch
+    inference: bool = False    # c10::InferenceMode: tensors made now are inference tensors
 
 
 local = _LocalDispatchKeySet()

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..device import CPU
 from ..kernels import scalar_binary as s
@@ -392,7 +393,7 @@ def _where_prepare(tensors: list, extras: dict, mode: int, provided: Tensor | No
             _warned_uint8_condition = True
             warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be "
                           "removed in a future version of PyTorch. Use a boolean condition instead.", UserWarning,
-                          stacklevel=5)
+                          stacklevel=user_stacklevel())
         condition = _to_dtype(condition, _dt.bool)
     elif condition.dtype is not _dt.bool:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "

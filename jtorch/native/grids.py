@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..device import as_device
 from ..geometry import infer_size, shape_str
@@ -97,7 +98,7 @@ def meshgrid(tensors: Sequence[Tensor]) -> tuple:
     if not _warned:  # TORCH_WARN_ONCE
         _warned = True
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=user_stacklevel())
     return _meshgrid(tensors, "ij")
 
 

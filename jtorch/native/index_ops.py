@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..geometry import infer_size, is_contiguous, shape_str, wrap_dim
 from ..kernels import scalar_index as M
@@ -197,7 +198,7 @@ def _index_reduce_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any)
     self, index, source = tensors
     if not _warned_beta:  # TORCH_WARN_ONCE
         _warned_beta = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=5)
+        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=user_stacklevel())
     dim = wrap_dim(extras["dim"], len(self._size))
     reduce, include_self = extras["reduce"], extras["include_self"]
     n = nsize(self, dim)
@@ -298,7 +299,7 @@ def index_fill__scalar(self: Tensor, dim: int, index: Tensor, value: Any) -> Ten
     if has_internal_overlap(self) == _YES:
         warnings.warn("Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
                       "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
-                      "tensor", UserWarning, stacklevel=4)
+                      "tensor", UserWarning, stacklevel=user_stacklevel())
     dim = wrap_dim(dim, max(len(self._size), 1))
     if len(index._size) > 1:
         raise RuntimeError("Index has to be a vector/scalar")

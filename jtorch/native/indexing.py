@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import shape_str as _fmt
@@ -74,7 +75,7 @@ def _expand_indices(self: Tensor, indices: list, with_values: bool) -> list:
         if _is_mask(t):
             if t.dtype is _dt.uint8:
                 warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
-                              UserWarning, stacklevel=4)
+                              UserWarning, stacklevel=user_stacklevel())
             for j, s in enumerate(t._size):
                 src = len(out) + j
                 if src >= ndim or s != self._size[src]:
@@ -164,7 +165,7 @@ def _index_put_checks(self: Tensor, indices: list, values: Tensor, accumulate: b
     if any(s > 1 and st == 0 for s, st in zip(self._size, self._stride)):
         warnings.warn(
             "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing this "
-            "operation. This also applies to advanced indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=4)
+            "operation. This also applies to advanced indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=user_stacklevel())
     # canDispatchToMaskedFill: one mask and a one-element CPU value take masked_fill_ (no dtype check)
     masked_fill = (not accumulate and values.numel() == 1 and values._device.type == "cpu"
                    and sum(t is not None for t in indices) == 1

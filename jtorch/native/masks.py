@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..backends import backend
 from ..kernels import scalar_index as M
@@ -62,7 +63,7 @@ def _masked_fill_impl(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     if has_internal_overlap(self) == _YES:
         warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
                       "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar",
-                      UserWarning, stacklevel=5)
+                      UserWarning, stacklevel=user_stacklevel())
     assert_no_partial_overlap(self, mask)
     it = TensorIterator(1, (self,))  # INPLACE: the output must already have the broadcast shape
     it.build_op(_MASKED_FILL, self, self, mask)

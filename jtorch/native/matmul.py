@@ -12,6 +12,7 @@ import math
 import warnings
 from typing import Any
 
+from ..warn import user_stacklevel
 from ..geometry import infer_size
 from ..structured.meta import resize_output
 from ..tensor import Tensor
@@ -206,5 +207,5 @@ def ger_kernel(self: Tensor, vec2: Tensor) -> Tensor:
 @ger_out.impl("CompositeImplicitAutograd")
 def ger_out_kernel(self: Tensor, vec2: Tensor, *, out: Tensor) -> Tensor:
     warnings.warn("torch.ger is deprecated and will be removed in a future PyTorch release. Use torch.outer instead.",
-                  UserWarning, stacklevel=4)
+                  UserWarning, stacklevel=user_stacklevel())
     return outer_out.op(self, vec2, out=out)

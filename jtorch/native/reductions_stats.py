@@ -10,6 +10,7 @@ import math
 import warnings
 from typing import Any
 
+from ..warn import user_stacklevel
 from .. import backends as _backends
 from .. import dtypes as _dt
 from ..geometry import wrap_dim
@@ -148,7 +149,7 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
     dof = max(0.0, n - correction)
     if dof <= 0:
         warnings.warn(f"{fname}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                      "factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=user_stacklevel())
     out_dtype = result.dtype if result is not None else real
     if result is None:
         result = allocate(shape, None, out_dtype, self._device)

@@ -214,8 +214,7 @@ def _materialize(nf: NativeFunction) -> None:
     aten_lib._define_parsed(parsed, nf.site)
     if _needs_backend_select(parsed):
         _register_impl(nf, "BackendSelect", _backend_select_kernel(nf), nf.site)
-    if any(a.annotation is not None and a.annotation.is_write for a in parsed.arguments):
-        _register_inplace_or_view(nf)
+    _register_autograd(nf, parsed, deferred)
     for key, fn, site in deferred:
         if key is None:
             _register_per_backend(nf, fn, site)
@@ -284,43 +283,18 @@ def _dense_only() -> int:
 _FULL_BACKEND_DENSE = _dense_only()
 
 
-def _register_inplace_or_view(nf: NativeFunction) -> None:
-    """The generated ADInplaceOrView kernel of a mutating operator: run below it, then bump the
-    version counter of every argument the schema marks as written (`Tensor(a!)`)."""
-    from .. import tls as _tls
-    from ..keyset import after_ADInplaceOrView_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
+def _register_autograd(nf: NativeFunction, parsed: FunctionSchema, deferred: list) -> None:
+    """The generated ADInplaceOrView kernel (mutating and view operators) and Autograd kernel (every
+    operator that does not differentiate through a CompositeImplicitAutograd decomposition)."""
+    from ..autograd import inplace_or_view, load, variable_type
 
-    mask = int(after_ADInplaceOrView_keyset)
-    below = int(autograd_dispatch_keyset_with_ADInplaceOrView)
-    written = []
-    pos = 0
-    for a in nf.func.arguments:
-        if a.annotation is not None and a.annotation.is_write:
-            written.append((None if a.kwarg_only else pos, a.name))
-        if not a.kwarg_only:
-            pos += 1
-    op = None
-
-    def ad_inplace_or_view(ks: int, *args: Any, **kwargs: Any) -> Any:
-        nonlocal op
-        if op is None:
-            op = nf.op
-        # As PyTorch's ADInplaceOrView kernels: redispatch under AutoDispatchBelowADInplaceOrView, so
-        # operators the kernel calls do not come back through this key (and bump versions twice).
-        saved = _tls.local.excluded
-        _tls.set_excluded(saved | below)
-        try:
-            result = op.redispatch(ks & mask, *args, **kwargs)
-        finally:
-            _tls.set_excluded(saved)
-        for p, name in written:
-            t = args[p] if p is not None and p < len(args) else kwargs.get(name)
-            if t is not None:
-                if isinstance(t, (list, tuple)):
-                    for x in t:
-                        x._vc.value += 1
-                else:
-                    t._vc.value += 1
-        return result
-
-    _register_impl(nf, "ADInplaceOrView", ad_inplace_or_view, nf.site, raw_keyset=True)
+    get_op = lambda: nf.op  # noqa: E731 - looked up on first call: the handle exists after the def
+    if inplace_or_view.needs_kernel(parsed):
+        _register_impl(nf, "ADInplaceOrView", inplace_or_view.inplace_or_view_kernel(parsed, get_op), nf.site,
+                       raw_keyset=True)
+    if any(key == "CompositeImplicitAutograd" for key, _, _ in deferred):
+        return
+    info = load.info_for(nf.name, parsed)
+    not_impl = info is None and not load.is_non_differentiable(nf.name)
+    _register_impl(nf, "Autograd", variable_type.autograd_kernel(parsed, get_op, info, not_impl), nf.site,
+                   raw_keyset=True)

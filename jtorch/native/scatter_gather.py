@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import shape_str, wrap_dim
@@ -241,7 +242,7 @@ def _scatter_family(src_is_tensor: bool, legacy_reduce: bool) -> None:
             _warned_legacy = True
             warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
                           "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
-                          UserWarning, stacklevel=5)
+                          UserWarning, stacklevel=user_stacklevel())
         out = _scatter_begin(ctx, self, dim, index)
         if index.numel() == 0:
             return

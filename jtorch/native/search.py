@@ -152,7 +152,7 @@ def _searchsorted(boundaries: Tensor, self: Tensor, out_int32: bool, right: bool
     if out is None:
         out = allocate(self._size, None, _dt.int32 if out_int32 else _dt.int64, self._device)
     else:
-        resize_output(out, self._size, stacklevel=5)
+        resize_output(out, self._size)
     if self.numel() == 0 or self._device.type == "meta":
         return out
     common = result_type(boundaries, self)

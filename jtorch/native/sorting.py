@@ -175,11 +175,11 @@ def _reduced_outputs(self: Tensor, dim: int, keepdim: bool, values: "Tensor | No
     if values is None:
         values = allocate(shape, None, self.dtype, self._device)
     else:
-        resize_output(values, shape, stacklevel=5)
+        resize_output(values, shape)
     if indices is None:
         indices = allocate(shape, None, _dt.int64, self._device)
     else:
-        resize_output(indices, shape, stacklevel=5)
+        resize_output(indices, shape)
     return values, indices
 
 

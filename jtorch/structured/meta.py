@@ -18,6 +18,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import contiguous_strides, shape_str, storage_extent
@@ -58,7 +59,7 @@ def fill(t: Tensor, value: Any) -> None:
         backend(t._device.type).stub("fill")(t, checked_scalar(t.dtype, value))
 
 
-def resize_output(out: Tensor, size: tuple, stride: "tuple | None" = None, stacklevel: int = 6) -> bool:
+def resize_output(out: Tensor, size: tuple, stride: "tuple | None" = None) -> bool:
     """at::native::resize_output: warn when a non-empty out= tensor has the wrong shape, then
     resize it (restrided to `stride`, contiguous by default). Returns whether it resized."""
     if out._size == size:
@@ -70,7 +71,7 @@ def resize_output(out: Tensor, size: tuple, stride: "tuple | None" = None, stack
             "future PyTorch release outputs will not be resized unless they have zero elements. You can explicitly "
             "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
             UserWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
     stride = stride if stride is not None else contiguous_strides(size)
     n = storage_extent(size, stride)
@@ -99,7 +100,7 @@ def resize_out(out: Tensor, size: tuple, stride: "tuple | None", dtype: _dt.dtyp
                            f"{TYPE_META_NAME[out.dtype]} instead")
     if device != out._device:
         raise RuntimeError(f"Expected out tensor to have device {device}, but got {out._device} instead")
-    resize_output(out, tuple(size), stride, stacklevel=7)
+    resize_output(out, tuple(size), stride)
 
 
 class MetaBase:

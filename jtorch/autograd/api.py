@@ -1,0 +1,154 @@
+"""`jtorch.autograd.backward`, `jtorch.autograd.grad` and the Tensor methods of autograd
+(torch/autograd/__init__.py, torch/_tensor.py): backward, register_hook, retain_grad."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .. import tls as _tls
+from ..tensor import Tensor
+from .engine import make_grads, run_backward
+from .node import AccumulateGrad, RemovableHandle, add_hook, grad_accumulator, gradient_edge
+
+_local = _tls.local
+
+
+def _tensors(x: Any) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _roots(outputs: Sequence[Tensor]) -> list:
+    roots = []
+    for i, t in enumerate(outputs):
+        e = gradient_edge(t)
+        if e[0] is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        roots.append(e)
+    return roots
+
+
+def _grad_outputs(outputs: tuple, grad_outputs: Any) -> list:
+    if grad_outputs is None:
+        gs: list = [None] * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        gs = [grad_outputs]
+    else:
+        gs = list(grad_outputs)
+    if len(gs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output, got {len(gs)} grad_outputs and "
+                           f"{len(outputs)} outputs")
+    return make_grads(outputs, gs)
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables: Any = None, inputs: Any = None) -> None:
+    """Sum the gradients of `tensors` into the .grad of the graph's leaves (or of `inputs`)."""
+    outputs = _tensors(tensors)
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    grads = _grad_outputs(outputs, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(outputs)
+    inputs = _tensors(inputs)
+    if not inputs:
+        run_backward(roots, grads, retain_graph, create_graph)
+        return
+    edges = [gradient_edge(t) for t in inputs]
+    for t, (n, _) in zip(inputs, edges):
+        if n is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    got = run_backward(roots, grads, retain_graph, create_graph, inputs=edges)
+    prev = _local.grad_enabled
+    _local.grad_enabled = create_graph
+    try:
+        for t, g in zip(inputs, got):
+            if g is not None:
+                AccumulateGrad(t).apply([g]) if t.grad_fn is None else _accumulate_non_leaf(t, g)
+    finally:
+        _local.grad_enabled = prev
+
+
+def _accumulate_non_leaf(t: Tensor, g: Tensor) -> None:
+    t._grad = g if t._grad is None else t._grad + g
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """The gradients of `outputs` with respect to `inputs`, returned instead of accumulated."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _tensors(outputs)
+    ins = _tensors(inputs)
+    grads = _grad_outputs(outs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(outs)
+    edges = []
+    for t in ins:
+        e = gradient_edge(t)
+        if e[0] is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        edges.append(e)
+    got = run_backward(roots, grads, retain_graph, create_graph, inputs=edges)
+    result = []
+    for i, (t, g) in enumerate(zip(ins, got)):
+        if g is None:
+            if materialize_grads:
+                g = t.new_zeros(t.shape)
+            elif not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+        result.append(g)
+    return tuple(result)
+
+
+# ---- Tensor methods ---------------------------------------------------------------------------
+def _backward(self: Tensor, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
+              inputs: Any = None) -> None:
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _register_hook(self: Tensor, hook: Callable) -> RemovableHandle:
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        return self.grad_fn._register_tensor_hook(self._output_nr, hook)
+    acc = grad_accumulator(self)
+    self._acc_keepalive = acc  # the leaf's hooks live on its accumulator: keep it while hooks exist
+    return acc._register_tensor_hook(0, hook)
+
+
+def _retain_grad(self: Tensor) -> None:
+    if not self._requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self.grad_fn is None or self._retains_grad:
+        return
+    import weakref
+
+    fn = self.grad_fn
+    if fn._retain_grad is None:
+        fn._retain_grad = {}
+    fn._retain_grad[self._output_nr] = weakref.ref(self)
+    self._retains_grad = True
+
+
+def _retains_grad(self: Tensor) -> bool:
+    return self._retains_grad
+
+
+def install() -> None:
+    Tensor.backward = _backward
+    Tensor.register_hook = _register_hook
+    Tensor.retain_grad = _retain_grad
+    Tensor.retains_grad = property(_retains_grad)
+
+
+__all__ = ["backward", "grad", "add_hook"]

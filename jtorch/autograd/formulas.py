@@ -1,0 +1,140 @@
+"""Helpers the derivative formulas call (PyTorch's FunctionsManual.cpp).
+
+Written with Tensor methods only, so that a formula is itself differentiable (create_graph=True)
+and this module imports nothing from the layers above it. Every public name here is visible to the
+formulas of jtorch.autograd.derivatives.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..geometry import wrap_dim
+
+
+def sum_to(grad: Any, shape: Sequence[int]) -> Any:
+    """at::sum_to: sum the broadcast dimensions away so the gradient has the input's shape."""
+    shape = tuple(shape)
+    if tuple(grad.shape) == shape:
+        return grad
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1]
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    return grad.reshape(shape) if lead or tuple(grad.shape) != shape else grad
+
+
+def maybe_multiply(t: Any, s: Any) -> Any:
+    return t if _is_one(s) else t * s
+
+
+def _is_one(s: Any) -> bool:
+    return not hasattr(s, "dim") and s == 1
+
+
+def conj(t: Any) -> Any:
+    return t.conj() if t.is_complex() else t
+
+
+def handle_r_to_c(like: Any, grad: Any) -> Any:
+    """A real input's gradient is the real part of a complex one."""
+    if grad is not None and not like.is_complex() and grad.is_complex():
+        return grad.real
+    return grad
+
+
+def grad_dtype(grad: Any, like: Any) -> Any:
+    """The gradient in the input's dtype (validate_outputs casts it the same way)."""
+    return grad if grad.dtype == like.dtype else grad.to(like.dtype)
+
+
+def unary(grad: Any, self: Any, factor: Any) -> Any:
+    """grad * f'(x), cast to the input's dtype."""
+    return grad_dtype(grad * factor, self)
+
+
+def mul_tensor_backward(grad: Any, other: Any, self: Any) -> Any:
+    out = grad * conj(other)
+    return handle_r_to_c(self, sum_to(out, self.shape) if hasattr(self, "shape") else out)
+
+
+def div_tensor_self_backward(grad: Any, other: Any, self: Any, rounding_mode: Any = None) -> Any:
+    if rounding_mode is not None:
+        return grad.new_zeros(self.shape).to(self.dtype)
+    return handle_r_to_c(self, sum_to(grad / conj(other), self.shape))
+
+
+def div_tensor_other_backward(grad: Any, self: Any, other: Any, rounding_mode: Any = None) -> Any:
+    if rounding_mode is not None:
+        return grad.new_zeros(other.shape).to(other.dtype)
+    return handle_r_to_c(other, sum_to(-grad * conj(self / other / other), other.shape))
+
+
+def unsqueeze_multiple(t: Any, dims: Sequence[int], ndim: int) -> Any:
+    for d in sorted(wrap_dim(d, ndim) for d in dims):
+        t = t.unsqueeze(d)
+    return t
+
+
+def _dims(dim: Any, ndim: int) -> list[int]:
+    if dim is None:
+        return list(range(ndim))
+    if isinstance(dim, int):
+        return [wrap_dim(dim, max(ndim, 1))]
+    if len(dim) == 0:
+        return list(range(ndim))
+    return [wrap_dim(d, max(ndim, 1)) for d in dim]
+
+
+def sum_backward(grad: Any, sizes: Sequence[int], dims: Any, keepdim: bool) -> Any:
+    if not keepdim and len(sizes) > 0:
+        grad = unsqueeze_multiple(grad, _dims(dims, len(sizes)), len(sizes))
+    return grad.expand(tuple(sizes))
+
+
+def reduced_numel(sizes: Sequence[int], dims: Any) -> int:
+    n = 1
+    for d in _dims(dims, len(sizes)):
+        n *= sizes[d] if len(sizes) else 1
+    return n
+
+
+def mean_backward(grad: Any, sizes: Sequence[int], dims: Any, numel: int, keepdim: bool) -> Any:
+    return sum_backward(grad, sizes, dims, keepdim) / numel
+
+
+def mm_mat1_backward(grad: Any, mat2: Any, self: Any) -> Any:
+    return grad_dtype(grad.mm(mat2.mH if mat2.is_complex() else mat2.t()), self)
+
+
+def mm_mat2_backward(grad: Any, mat1: Any, self: Any) -> Any:
+    return grad_dtype((mat1.mH if mat1.is_complex() else mat1.t()).mm(grad), self)
+
+
+def threshold_backward(grad: Any, self: Any, threshold: float) -> Any:
+    return grad.masked_fill(self <= threshold, 0)
+
+
+def where_backward_self(condition: Any, grad: Any, self: Any) -> Any:
+    return sum_to(grad.masked_fill(condition.logical_not(), 0), self.shape)
+
+
+def where_backward_other(condition: Any, grad: Any, other: Any) -> Any:
+    return sum_to(grad.masked_fill(condition, 0), other.shape)
+
+
+def zeros_like(t: Any) -> Any:
+    return t.new_zeros(t.shape)
+
+
+def inverse_permutation(dims: Sequence[int]) -> list[int]:
+    n = len(dims)
+    inv = [0] * n
+    for i, d in enumerate(dims):
+        inv[wrap_dim(d, n)] = i
+    return inv
+
+
+def select_backward(grad: Any, sizes: Sequence[int], dim: int, index: int) -> Any:
+    out = grad.new_zeros(tuple(sizes))
+    out.select(dim, index).copy_(grad)
+    return out

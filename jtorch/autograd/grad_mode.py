@@ -1,0 +1,148 @@
+"""Grad modes (torch/autograd/grad_mode.py): no_grad, enable_grad, set_grad_enabled, inference_mode.
+
+Each is a context manager and a decorator, and each changes only this thread's state
+(`jtorch.tls.local`): GradMode for the first three; InferenceMode also changes the thread's
+dispatch key sets as c10::InferenceMode does (ADInplaceOrView leaves the included set, the Autograd
+keys join the excluded set), so autograd kernels are not even reached.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, TypeVar
+
+from .. import tls as _tls
+from ..keyset import DispatchKey, autograd_dispatch_keyset, key_repr
+
+F = TypeVar("F", bound=Callable[..., Any])
+_local = _tls.local
+_AD_INPLACE_OR_VIEW = key_repr(DispatchKey.ADInplaceOrView)
+_AUTOGRAD = int(autograd_dispatch_keyset)
+
+
+def is_grad_enabled() -> bool:
+    return _local.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return _local.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (and generators), entering a fresh copy per call."""
+
+    def __call__(self, func: F) -> F:
+        if inspect.isclass(func):
+            raise RuntimeError("Cannot decorate classes; it is ambiguous")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen(*args: Any, **kwargs: Any) -> Any:
+                g = func(*args, **kwargs)
+                try:
+                    with self.clone():
+                        request = g.send(None)
+                    while True:
+                        try:
+                            response = yield request
+                        except GeneratorExit:
+                            with self.clone():
+                                g.close()
+                            raise
+                        with self.clone():
+                            request = g.send(response)
+                except StopIteration as e:
+                    return e.value
+            return gen  # type: ignore[return-value]
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper  # type: ignore[return-value]
+
+    def clone(self) -> "_DecoratorContextManager":
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording: results of operators get no grad_fn."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _local.grad_enabled
+        _local.grad_enabled = False
+
+    def __exit__(self, *exc: object) -> None:
+        _local.grad_enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _local.grad_enabled
+        _local.grad_enabled = True
+
+    def __exit__(self, *exc: object) -> None:
+        _local.grad_enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """`set_grad_enabled(False)` takes effect at once (a function call), and undoes itself on
+    leaving a `with` block, as in torch."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _local.grad_enabled
+        self.mode = bool(mode)
+        _local.grad_enabled = self.mode
+
+    def __call__(self, func: F) -> F:
+        _local.grad_enabled = self.prev
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        _local.grad_enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        _local.grad_enabled = self.prev
+
+    def clone(self) -> "set_grad_enabled":
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """c10::InferenceMode: grad mode off, ADInplaceOrView out of the included set, the Autograd keys
+    in the excluded set; tensors made inside are inference tensors (no version counter, no autograd)."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+        self._saved: tuple | None = None
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # @inference_mode without parentheses
+
+    def __enter__(self) -> None:
+        self._saved = (_local.grad_enabled, _local.inference, _local.included, _local.excluded)
+        if self.mode:
+            _local.grad_enabled = False
+            _local.inference = True
+            _tls.set_included(_local.included & ~_AD_INPLACE_OR_VIEW)
+            _tls.set_excluded(_local.excluded | _AUTOGRAD)
+        else:
+            _local.inference = False
+            _tls.set_included(_local.included | _AD_INPLACE_OR_VIEW)
+            _tls.set_excluded(_local.excluded & ~_AUTOGRAD)
+
+    def __exit__(self, *exc: object) -> None:
+        grad, inf, inc, exc_ = self._saved  # type: ignore[misc]
+        _local.grad_enabled, _local.inference = grad, inf
+        _tls.set_included(inc)
+        _tls.set_excluded(exc_)
+
+    def clone(self) -> "inference_mode":
+        return self.__class__(self.mode)

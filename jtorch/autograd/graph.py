@@ -1,0 +1,2 @@
+"""`jtorch.autograd.graph`: the graph's node type, as torch.autograd.graph exposes it."""
+from .node import Node  # noqa: F401

@@ -1,0 +1,96 @@
+"""The generated ADInplaceOrView kernels (PyTorch's gen_inplace_or_view_type.py).
+
+A mutating operator's kernel runs the operator below this key, then bumps the version counter of
+every argument its schema marks as written (`Tensor(a!)`): that is what lets a saved tensor notice
+it was modified. A view operator's kernel runs the operator, then records on each output how to
+rebuild it from its base (`_view_fn`, replayed after an in-place write to the view) and how it was
+made (CreationMeta: in no_grad mode, as one of several outputs). The structured and native view
+kernels themselves set `_base` and share the version counter (as_view).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import tls as _tls
+from ..keyset import after_ADInplaceOrView_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
+from ..schema import FunctionSchema
+from ..tensor import Tensor
+from .views import NO_GRAD_MODE
+
+_local = _tls.local
+_MASK = int(after_ADInplaceOrView_keyset)
+_BELOW = int(autograd_dispatch_keyset_with_ADInplaceOrView)
+
+
+def is_view_op(schema: FunctionSchema) -> bool:
+    """Returns alias an input without writing it: `view(Tensor(a) self, ...) -> Tensor(a)`."""
+    return any(r.annotation is not None and not r.annotation.is_write for r in schema.returns)
+
+
+def needs_kernel(schema: FunctionSchema) -> bool:
+    return schema.is_mutable or is_view_op(schema)
+
+
+def inplace_or_view_kernel(schema: FunctionSchema, get_op: Callable[[], Any]) -> Callable:
+    """The kernel (called with the raw key set first) for a mutating or a view operator."""
+    written = []
+    pos = 0
+    for a in schema.arguments:
+        if a.is_write:
+            written.append((None if a.kwarg_only else pos, a.name))
+        if not a.kwarg_only:
+            pos += 1
+    op = None
+
+    def below(ks: int, args: tuple, kwargs: dict) -> Any:
+        nonlocal op
+        if op is None:
+            op = get_op()
+        # As PyTorch's: redispatch under AutoDispatchBelowADInplaceOrView, so operators the kernel
+        # calls do not come back through this key (and bump versions twice).
+        saved = _local.excluded
+        _tls.set_excluded(saved | _BELOW)
+        try:
+            return op.redispatch(ks & _MASK, *args, **kwargs)
+        finally:
+            _tls.set_excluded(saved)
+
+    if written:
+        def ad_inplace(ks: int, *args: Any, **kwargs: Any) -> Any:
+            result = below(ks, args, kwargs)
+            for p, name in written:
+                t = args[p] if p is not None and p < len(args) else kwargs.get(name)
+                if t is not None:
+                    if isinstance(t, (list, tuple)):
+                        for x in t:
+                            x._vc.value += 1
+                    else:
+                        t._vc.value += 1
+            return result
+
+        return ad_inplace
+
+    def ad_view(ks: int, *args: Any, **kwargs: Any) -> Any:
+        result = below(ks, args, kwargs)
+        self = args[0] if args else kwargs["self"]
+        parent = None
+        if self._base is not None:
+            parent = self._view_fn
+            if parent is None:  # a view made outside the dispatcher: it cannot be replayed
+                return result
+        rest = args[1:]
+        no_grad = self._requires_grad and not _local.grad_enabled
+        if type(result) is Tensor:
+            if result._base is not None:
+                result._view_fn = (op, rest, kwargs, parent, None)
+                if no_grad:
+                    result._creation_meta = NO_GRAD_MODE
+        else:
+            for i, t in enumerate(result):
+                if t._base is not None:
+                    t._view_fn = (op, rest, kwargs, parent, i)
+                    if no_grad:
+                        t._creation_meta = NO_GRAD_MODE
+        return result
+
+    return ad_view

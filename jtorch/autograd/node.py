@@ -1,0 +1,273 @@
+"""Graph nodes (torch/csrc/autograd/function.h, saved_variable.cpp, accumulate_grad.cpp).
+
+A Node is one recorded operator call seen backwards: it takes the gradients of the call's
+outputs and returns the gradients of its inputs. `next_functions[i]` is the edge (node, input_nr)
+that input i's gradient flows into: the producing node of a non-leaf, the AccumulateGrad of a leaf
+that requires grad, or (None, 0) where no gradient is needed. Nodes made by the same forward
+thread are numbered (`_sequence_nr`) so that the engine runs later nodes first.
+"""
+from __future__ import annotations
+
+import itertools
+import sys
+import weakref
+from typing import Any, Callable
+
+from .. import tls as _tls
+from ..tensor import Tensor
+
+_local = _tls.local
+_getrefcount = sys.getrefcount
+_STEAL_REFS = 3  # grads[0], the local `g`, getrefcount's argument
+_next_sequence_nr = itertools.count().__next__
+NO_EDGE = (None, 0)
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward.")
+
+
+class RemovableHandle:
+    """What register_hook returns: `handle.remove()` takes the hook out again."""
+
+    def __init__(self, hooks: dict, key: int) -> None:
+        self._hooks, self.id = weakref.ref(hooks), key
+
+    def remove(self) -> None:
+        hooks = self._hooks()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+_hook_ids = itertools.count().__next__
+
+
+def add_hook(hooks: dict, fn: Callable) -> RemovableHandle:
+    key = _hook_ids()
+    hooks[key] = fn
+    return RemovableHandle(hooks, key)
+
+
+class Node:
+    """One backward function. Subclasses implement `apply(grads) -> tuple of input gradients`."""
+
+    __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_post_hooks", "_tensor_hooks",
+                 "_retain_grad", "_metadata", "_released", "_n_out", "__weakref__")
+
+    def __init__(self, next_functions: tuple, n_out: int = 1) -> None:
+        self.next_functions = next_functions
+        self._sequence_nr = _next_sequence_nr()
+        self._n_out = n_out
+        self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retain_grad = self._metadata = None
+        self._released = False
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def __call__(self, *grads: Any) -> Any:
+        """Call the backward function directly, as `y.grad_fn(g)` does in torch."""
+        out = self.apply(list(grads))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def apply(self, grads: list) -> tuple:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free the saved tensors (after a backward without retain_graph)."""
+        self._released = True
+
+    def _sequence(self) -> int:
+        return self._sequence_nr
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """fn(grad_inputs, grad_outputs) -> new grad_inputs or None, after the node ran."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """fn(grad_outputs) -> new grad_outputs or None, before the node runs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        return add_hook(self._tensor_hooks.setdefault(output_nr, {}), fn)
+
+    def name_of_forward(self) -> str:
+        """The forward operator's name ('Exp' for ExpBackward0), as torch 2.13's messages print it."""
+        n = type(self).__name__
+        i = n.rfind("Backward")
+        return n[:i] if i > 0 else n
+
+
+class SavedVariable:
+    """A tensor saved for backward with its version, checked when unpacked. A saved output of the
+    node keeps no reference to the node (that would be a cycle): its grad_fn is weakly held and
+    restored on unpack, as PyTorch's SavedVariable does."""
+
+    __slots__ = ("data", "version", "grad_fn", "output_nr", "requires_grad", "is_output", "was_leaf")
+
+    def __init__(self, t: Tensor, is_output: bool) -> None:
+        if t._key_set & _AD_BIT == 0 and t._vc is _NO_VERSION:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+                "in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor "
+                "and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+        self.version = t._vc.value
+        self.is_output = is_output
+        self.requires_grad = t._requires_grad
+        self.output_nr = t._output_nr
+        if is_output:
+            self.data = t.detach()
+            self.grad_fn = weakref.ref(t.grad_fn) if t.grad_fn is not None else None
+            self.was_leaf = False
+        else:
+            self.data, self.grad_fn, self.was_leaf = t, None, t.grad_fn is None
+
+    def unpack(self, node: Node, index: int = 0) -> Tensor:
+        if node._released:
+            raise RuntimeError(FREED)
+        d = self.data
+        if d._vc.value != self.version:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"[{tensor_type_name(d)} [{', '.join(map(str, d._size))}]], which is output {self.output_nr} of "
+                f"{_producer_name(self, node)}, is at version {d._vc.value}; expected version {self.version} instead. "
+                "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        if not self.is_output:
+            return d
+        fn = self.grad_fn() if self.grad_fn is not None else None
+        if fn is None or not _local.grad_enabled:
+            return d
+        t = d.detach()  # an output seen with its history again: differentiable for create_graph
+        t.grad_fn, t._output_nr, t._requires_grad = fn, self.output_nr, True
+        return t
+
+
+def _producer_name(sv: SavedVariable, node: Node) -> str:
+    if sv.is_output:
+        return node.name_of_forward()
+    fn = sv.data.grad_fn
+    return fn.name_of_forward() if fn is not None else "AccumulateGrad"
+
+
+def tensor_type_name(t: Tensor) -> str:
+    """torch.FloatTensor, torch.cuda.DoubleTensor, ... (the legacy type names messages print)."""
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+    dev = "" if t._device.type == "cpu" else t._device.type + "."
+    return f"torch.{dev}{names.get(t.dtype.name, t.dtype.name)}Tensor"
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: sums incoming gradients into `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__((), 1)
+        self.variable = variable
+        self._sequence_nr = 1 << 64  # UINT64_MAX: runs as soon as it is ready
+
+    def apply(self, grads: list) -> tuple:
+        g = grads[0]
+        var = self.variable
+        if g is None:
+            return ()
+        if var._grad is None:
+            # Steal the incoming gradient when nothing else holds it (torch checks use_count the same way):
+            # the engine's list and this frame hold it, and getrefcount's own argument.
+            if (not _local.grad_enabled and _getrefcount(g) <= _STEAL_REFS and g._stride == var._stride
+                    and g._base is None and g._offset == 0 and g.dtype is var.dtype):
+                var._grad = g
+            else:
+                new = var.new_empty_strided(var._size, var._stride) if _dense(var) else g.new_empty(var._size)
+                var._grad = new.copy_(g) if not _local.grad_enabled else g + new.zero_()
+        elif not _local.grad_enabled:
+            var._grad.add_(g)
+        else:
+            var._grad = var._grad + g
+        return ()
+
+
+def _dense(t: Tensor) -> bool:
+    from ..geometry import contiguous_strides
+
+    s = sorted(zip(t._stride, t._size))
+    expect = 1
+    for st, sz in s:
+        if sz != 1 and st != expect:
+            return t._stride == contiguous_strides(t._size)
+        expect *= sz
+    return True
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node, one per leaf while anything holds it."""
+    ref = t._grad_accumulator
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_accumulator = weakref.ref(acc)
+    return acc
+
+
+def gradient_edge(t: Tensor) -> tuple:
+    """Where t's gradient goes: (grad_fn, output_nr), (AccumulateGrad, 0) for a leaf, or no edge."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (grad_accumulator(t), 0)
+    return NO_EDGE
+
+
+class Error(Node):
+    """A node that fails when the engine reaches it (torch's Error / NotImplemented nodes)."""
+
+    __slots__ = ("msg",)
+
+    def __init__(self, msg: str, next_functions: tuple, n_out: int = 1) -> None:
+        super().__init__(next_functions, n_out)
+        self.msg = msg
+
+    def apply(self, grads: list) -> tuple:
+        raise RuntimeError(self.msg)
+
+
+class NotImplemented(Error):  # noqa: A001 - torch's name for this node
+    __slots__ = ()
+
+
+class DelayedError(Error):
+    """For outputs that must not be differentiated (once_differentiable, ...): fails only if used."""
+
+    __slots__ = ()
+
+
+from ..keyset import DispatchKey as _DK, key_repr as _key_repr  # noqa: E402
+from ..tensor import _NO_VERSION  # noqa: E402
+
+_AD_BIT = _key_repr(_DK.ADInplaceOrView)

@@ -1,0 +1,323 @@
+"""The generated Autograd kernels (PyTorch's VariableType, gen_variable_type.py).
+
+`autograd_kernel(schema, get_op, info)` makes the kernel registered at the Autograd key for one
+operator. Its first lines are generated per schema: when grad mode is off or no tensor argument
+requires grad, it redispatches below Autograd at once (the cost of autograd for code that does not
+use it). Otherwise `record` does what VariableType does: check the in-place and out= rules, make
+the node (`MulBackward0`) with the edges of its inputs, save what the formulas read (with version
+numbers), redispatch below autograd, and set the history of the outputs.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import tls as _tls
+from ..keyset import after_autograd_keyset, autograd_dispatch_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
+from ..schema import FunctionSchema, SchemaKind
+from ..tensor import Tensor
+from .derivative import DifferentiabilityInfo
+from .node import FREED, NO_EDGE, Node, NotImplemented, SavedVariable, gradient_edge
+from .views import MULTI_OUTPUT_NODE, NO_GRAD_MODE, rebase_history
+
+_local = _tls.local
+_AFTER = int(after_autograd_keyset)
+_BELOW_AUTOGRAD = int(autograd_dispatch_keyset)
+_BELOW_VIEW = int(autograd_dispatch_keyset_with_ADInplaceOrView)
+
+
+class TensorMeta:
+    """A saved tensor the formulas only ask for its shape, dtype or device (torchgen's self_sym_sizes)."""
+
+    __slots__ = ("shape", "dtype", "device")
+
+    def __init__(self, t: Tensor) -> None:
+        self.shape, self.dtype, self.device = t.shape, t.dtype, t._device
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        return self.shape if dim is None else self.shape[dim]
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def numel(self) -> int:
+        return self.shape.numel()
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+
+class FormulaNode(Node):
+    """A node whose backward is a derivatives-table entry (every `XxxBackwardN` class derives from it)."""
+
+    __slots__ = ("_saved", "_needs", "_out_meta", "_list_lens")
+    _info: DifferentiabilityInfo
+
+    def apply(self, grads: list) -> tuple:
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(FREED)
+        vals = {}
+        for k, v in saved.items():
+            t = type(v)
+            if t is SavedVariable:
+                vals[k] = v.unpack(self)
+            elif t is list and v and type(v[0]) is SavedVariable:
+                vals[k] = [x.unpack(self) for x in v]
+            else:
+                vals[k] = v
+        if len(grads) > 1 and None in grads:  # an unused output of a multi-output op: zeros
+            grads = [g if g is not None or m is None else _zeros(m) for g, m in zip(grads, self._out_meta)]
+        res = self._info.backward(self._needs, grads, vals)
+        if self._info.has_list:
+            flat = []
+            for (name, kind), r in zip(self._info.inputs, res):
+                if kind == "list":
+                    flat.extend(r if r is not None else [None] * self._list_lens[name])
+                else:
+                    flat.append(r)
+            return tuple(flat)
+        return res
+
+    def release(self) -> None:
+        self._released = True
+        if self._saved:
+            self._saved = None
+
+    def __getattr__(self, name: str) -> Any:
+        """`node._saved_self`, `node._saved_result`: the saved values, as torch exposes them."""
+        if name.startswith("_saved_"):
+            saved = object.__getattribute__(self, "_saved")
+            if saved is None:
+                raise RuntimeError(FREED)
+            key = name[7:]
+            if key in saved:
+                v = saved[key]
+                if type(v) is SavedVariable:
+                    return v.unpack(self)
+                return v.shape if type(v) is TensorMeta else v
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+def _zeros(meta: tuple) -> Tensor:
+    like, shape = meta
+    return like.new_zeros(shape)
+
+
+def node_class(info: DifferentiabilityInfo) -> type:
+    info.has_list = any(k == "list" for _, k in info.inputs)  # type: ignore[attr-defined]
+    return type(info.node_name, (FormulaNode,), {"__slots__": (), "_info": info, "__module__": "jtorch.autograd"})
+
+
+class OpSpec:
+    """Everything `record` needs about one operator, computed when its kernel is made."""
+
+    def __init__(self, schema: FunctionSchema, get_op: Callable[[], Any], info: DifferentiabilityInfo | None,
+                 not_implemented: bool) -> None:
+        self.schema, self.get_op, self.info = schema, get_op, info
+        self.kind = schema.kind()
+        self.base = schema.name.base
+        args = [a for a in schema.arguments]
+        self.pos_names = [a.name for a in args if not a.kwarg_only]
+        self.defaults = {a.name: a.default_value for a in args if a.has_default}
+        self.tensor_args = [(a.name, "list" if a.type.is_list() else "opt" if a.type.is_optional() else "tensor")
+                            for a in args if a.type.is_tensor_like()]
+        self.not_implemented = not_implemented
+        self.node_cls = node_class(info) if info is not None else None
+        self.is_view = any(r.annotation is not None and not r.annotation.is_write for r in schema.returns)
+        self.multi_output = len(schema.returns) > 1 or (schema.returns and schema.returns[0].type.is_list())
+
+    def bind(self, args: tuple, kwargs: dict) -> dict:
+        b = dict(self.defaults)
+        b.update(zip(self.pos_names, args))
+        if kwargs:
+            b.update(kwargs)
+        return b
+
+
+def _requires_grad(v: Any, kind: str) -> bool:
+    if v is None:
+        return False
+    if kind == "list":
+        return any(t is not None and t._requires_grad for t in v)
+    return v._requires_grad
+
+
+def _redispatch_below(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
+    saved = _local.excluded
+    _tls.set_excluded(saved | (_BELOW_AUTOGRAD if spec.kind == SchemaKind.inplace else _BELOW_VIEW))
+    try:
+        return spec.get_op().redispatch(ks & _AFTER, *args, **kwargs)
+    finally:
+        _tls.set_excluded(saved)
+
+
+def _outputs(result: Any) -> list:
+    if isinstance(result, Tensor):
+        return [result]
+    if isinstance(result, (tuple, list)):
+        return list(result)
+    return []
+
+
+def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
+    """The slow path: some tensor argument requires grad and grad mode is on."""
+    b = spec.bind(args, kwargs)
+    if spec.kind == SchemaKind.out:
+        raise RuntimeError(f"{spec.base}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    inplace = spec.kind == SchemaKind.inplace
+    info = spec.info
+    if info is not None:
+        inputs = info.inputs
+    else:
+        inputs = spec.tensor_args
+    edges: list = []
+    needs: list = []
+    for name, kind in inputs:
+        v = b.get(name)
+        if kind == "list":
+            es = [gradient_edge(t) if t is not None else NO_EDGE for t in (v or ())]
+            edges.extend(es)
+            needs.append(any(e[0] is not None for e in es))
+        elif v is None or not isinstance(v, Tensor):
+            edges.append(NO_EDGE)
+            needs.append(False)
+        else:
+            e = gradient_edge(v)
+            edges.append(e)
+            needs.append(e[0] is not None)
+    if inplace:
+        check_inplace(b["self"], any(needs))
+    if not any(needs) or (info is None and not spec.not_implemented):
+        return _redispatch_below(spec, ks, args, kwargs)
+    if info is None:
+        node: Node = NotImplemented(f"derivative for aten::{spec.base.rstrip('_')} is not implemented",
+                                    tuple(edges))
+    else:
+        node = spec.node_cls(tuple(edges))
+        node._needs = tuple(needs)
+        node._out_meta = None
+        saved: dict = {}
+        for name, kind in info.saved_args:
+            v = b.get(name)
+            if kind == "tensor":
+                if inplace and name == "self" and info.uses_self:
+                    prev = _local.grad_enabled
+                    _local.grad_enabled = False
+                    try:  # original_self: the formula needs self's value before the write
+                        v = v.clone()
+                    finally:
+                        _local.grad_enabled = prev
+                saved[name] = SavedVariable(v, False) if v is not None else None
+            elif kind == "meta":
+                saved[name] = TensorMeta(v) if v is not None else None
+            elif kind == "list":
+                saved[name] = [SavedVariable(t, False) for t in v]
+            else:
+                saved[name] = v
+        node._saved = saved
+    result = _redispatch_below(spec, ks, args, kwargs)
+    outs = _outputs(result)
+    node._n_out = len(outs)
+    od = info.output_differentiability if info is not None else None
+    multi_meta = [] if len(outs) > 1 else None
+    for i, t in enumerate(outs):
+        diff = (od is None or (od[i] if i < len(od) else od[-1])) and isinstance(t, Tensor) and (
+            t.dtype.is_floating_point or t.dtype.is_complex)
+        if multi_meta is not None:
+            multi_meta.append((t, t._size) if diff else None)
+        if not diff:
+            continue
+        if inplace and i == 0:
+            rebase_history(t, node)
+        else:
+            t.grad_fn, t._output_nr, t._requires_grad = node, i, True
+            if spec.is_view and spec.multi_output:
+                t._creation_meta = MULTI_OUTPUT_NODE
+    if info is not None:
+        node._out_meta = multi_meta
+        if info.saved_results:
+            saved = node._saved
+            for i, name, kind in info.saved_results:
+                saved[name] = SavedVariable(outs[i], True) if kind == "tensor" else TensorMeta(outs[i])
+        if info.has_list:
+            node._list_lens = {name: len(b.get(name) or ()) for name, kind in info.inputs if kind == "list"}
+    return result
+
+
+def check_inplace(self: Tensor, requires_grad: bool) -> None:
+    """check_inplace (VariableTypeUtils.h): leaves and some views must not be written with grad."""
+    if not requires_grad:
+        return
+    if self.grad_fn is None and self._requires_grad and self._base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = self._base
+    if base is not None:
+        meta = self._creation_meta
+        if meta == MULTI_OUTPUT_NODE and self.grad_fn is not None:
+            raise RuntimeError(
+                f"Output {self._output_nr} of {self.grad_fn.name_of_forward()} is a view and is being modified inplace. "
+                "This view is the output of a function that returns multiple views. Such functions do not allow the "
+                "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+        if meta == NO_GRAD_MODE:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+                "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+                "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+                "tracked) or both outside (if you want the inplace to be tracked).")
+        if base.grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _check_expr(pos: int | None, name: str, kind: str) -> str:
+    get = f"(args[{pos}] if n > {pos} else kwargs.get({name!r}))" if pos is not None else f"kwargs.get({name!r})"
+    if kind == "tensor":
+        return f"{get}._requires_grad" if pos is not None else f"_rg({get}, 'opt')"
+    return f"_rg({get}, {kind!r})"
+
+
+_kernels: dict[str, Callable] = {}
+
+
+def autograd_kernel(schema: FunctionSchema, get_op: Callable[[], Any], info: DifferentiabilityInfo | None,
+                    not_implemented: bool) -> Callable:
+    """The Autograd kernel of one operator (registered with the raw key set as first argument)."""
+    spec = OpSpec(schema, get_op, info, not_implemented)
+    checks = []
+    pos = 0
+    for a in schema.arguments:
+        if a.type.is_tensor_like():
+            kind = "list" if a.type.is_list() else "opt" if a.type.is_optional() else "tensor"
+            checks.append(_check_expr(None if a.kwarg_only else pos, a.name, kind))
+        if not a.kwarg_only:
+            pos += 1
+    cond = " or ".join(checks) or "False"
+    src = "\n".join([
+        "def make(spec, record, _rg, _local, _AFTER):",
+        "    op = None",
+        "    def autograd_kernel(ks, *args, **kwargs):",
+        "        nonlocal op",
+        "        if _local.grad_enabled:",
+        "            n = len(args)",
+        f"            if {cond}:",
+        "                return record(spec, ks, args, kwargs)",
+        "        if op is None:",
+        "            op = spec.get_op()",
+        "        return op.redispatch(ks & _AFTER, *args, **kwargs)",
+        "    return autograd_kernel",
+    ])
+    make = _kernels.get(src)
+    if make is None:  # operators with the same tensor-argument layout share the compiled source
+        ns: dict[str, Any] = {}
+        exec(compile(src, "<jtorch autograd kernel>", "exec"), ns)
+        make = _kernels[src] = ns["make"]
+    k = make(spec, record, _requires_grad, _local, _AFTER)
+    k.__name__ = k.__qualname__ = "autograd_" + schema.name.unambiguous_name
+    return k
