@@ -11,6 +11,7 @@ from .grad_mode import (  # noqa: F401
 )
 from . import api as _api
 from . import graph  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 
 _api.install()
 del _api

@@ -13,42 +13,11 @@ its decomposition) gets a NotImplemented node: backward through it raises torch'
 """
 from __future__ import annotations
 
-from .derivative import D
 
-DERIVATIVES = [
-    D("abs", self="grad * self.sgn()"),
-    D("add.Tensor", self="handle_r_to_c(self, sum_to(grad, self.shape))",
-      other="handle_r_to_c(other, sum_to(maybe_multiply(grad, alpha), other.shape))"),
-    D("clone", self="grad"),
-    D("copy_", self="zeros_like(grad)", src="sum_to(grad, src.shape).to(src.dtype)"),
-    D("div.Tensor", self="div_tensor_self_backward(grad, other, self)",
-      other="div_tensor_other_backward(grad, self, other)"),
-    D("exp", self="grad * conj(result)"),
-    D("expand", self="sum_to(grad, self.shape)"),
-    D("log", self="grad.div(conj(self))"),
-    D("mean", self="grad.expand(self.shape) / self.numel()"),
-    D("mean.dim", self="mean_backward(grad, self.shape, dim, reduced_numel(self.shape, dim), keepdim)"),
-    D("mm", self="mm_mat1_backward(grad, mat2, self)", mat2="mm_mat2_backward(grad, self, mat2)"),
-    D("mul.Tensor", self="mul_tensor_backward(grad, other, self)", other="mul_tensor_backward(grad, self, other)"),
-    D("neg", self="grad.neg()"),
-    D("permute", self="grad.permute(inverse_permutation(dims))"),
-    D("relu", self="threshold_backward(grad, result, 0)"),
-    D("select.int", self="select_backward(grad, self.shape, dim, index)"),
-    D("sigmoid", self="grad * result * (1 - result)"),
-    D("sin", self="grad * self.cos()"),
-    D("cos", self="grad * -self.sin()"),
-    D("sub.Tensor", self="handle_r_to_c(self, sum_to(grad, self.shape))",
-      other="handle_r_to_c(other, sum_to(-maybe_multiply(grad, alpha), other.shape))"),
-    D("sum", self="grad.expand(self.shape)"),
-    D("sum.dim_IntList", self="sum_backward(grad, self.shape, dim, keepdim)"),
-    D("t", self="grad.t()"),
-    D("tanh", self="grad * (1 - result * result)"),
-    D("transpose.int", self="grad.transpose(dim0, dim1)"),
-    D("unsqueeze", self="grad.squeeze(dim)"),
-    D("view", self="grad.reshape(self.shape)"),
-    D("where.self", self="where_backward_self(condition, grad, self)",
-      other="where_backward_other(condition, grad, other)"),
-]
+# The table, one part per operator family (each a list in derivatives.yaml's order).
+from . import derivatives_elementwise, derivatives_reductions, derivatives_shape  # noqa: E402
+
+DERIVATIVES = [*derivatives_elementwise.ENTRIES, *derivatives_reductions.ENTRIES, *derivatives_shape.ENTRIES]
 
 NON_DIFFERENTIABLE = frozenset({
     # factories and *_like: new tensors, no history
@@ -60,4 +29,4 @@ NON_DIFFERENTIABLE = frozenset({
     "logical_not", "argmax", "argmin", "all", "any", "count_nonzero", "nonzero", "isin", "searchsorted",
     "bucketize", "bincount", "histc", "_unique2", "_unique", "unique_dim", "unique_consecutive",
     "unique_dim_consecutive", "equal", "_local_scalar_dense",
-})
+}) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE | derivatives_shape.NON_DIFFERENTIABLE

@@ -43,9 +43,11 @@ def table() -> dict[str, tuple[Derivative, str]]:
 def helpers() -> dict[str, Any]:
     global _helpers
     if _helpers is None:
-        from . import formulas
+        from . import formulas, formulas_elementwise, formulas_reductions, formulas_shape
 
-        _helpers = {k: v for k, v in vars(formulas).items() if not k.startswith("__")}
+        _helpers = {}
+        for m in (formulas, formulas_elementwise, formulas_reductions, formulas_shape):
+            _helpers.update((k, v) for k, v in vars(m).items() if not k.startswith("__"))
     return _helpers
 
 

@@ -1,0 +1,2 @@
+"""Formula helpers for the elementwise entries (see formulas.py)."""
+from __future__ import annotations
