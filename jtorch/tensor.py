@@ -61,7 +61,7 @@ class _InferenceVersion:
 
     @property
     def value(self) -> int:
-        raise RuntimeError("Inference tensors do not track version counter.")
+        return 0
 
     @value.setter
     def value(self, v: int) -> None:
@@ -78,7 +78,7 @@ class Tensor:
     )
     # Autograd's per-tensor records (AutogradMeta), rarely set: class defaults, an instance sets its own.
     _output_nr = 0          # which output of grad_fn this tensor is
-    _grad_accumulator = None  # weakref to the leaf's AccumulateGrad node
+    _grad_accumulator = None  # the leaf's AccumulateGrad node (which holds the leaf weakly)
     _hooks = None           # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
     _retains_grad = False
     _view_fn = None         # rebuilds this view from its _base (replayed after an in-place write)
@@ -195,6 +195,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._vc is _NO_VERSION:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc.value
 
     def _bump_version(self) -> None:  # noqa: D401

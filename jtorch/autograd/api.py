@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 from .. import tls as _tls
 from ..tensor import Tensor
 from .engine import make_grads, run_backward
-from .node import AccumulateGrad, RemovableHandle, add_hook, grad_accumulator, gradient_edge
+from .node import RemovableHandle, add_hook, grad_accumulator, gradient_edge
 
 _local = _tls.local
 
@@ -67,7 +67,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     try:
         for t, g in zip(inputs, got):
             if g is not None:
-                AccumulateGrad(t).apply([g]) if t.grad_fn is None else _accumulate_non_leaf(t, g)
+                grad_accumulator(t).apply([g]) if t.grad_fn is None else _accumulate_non_leaf(t, g)
     finally:
         _local.grad_enabled = prev
 
@@ -121,9 +121,7 @@ def _register_hook(self: Tensor, hook: Callable) -> RemovableHandle:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if self.grad_fn is not None:
         return self.grad_fn._register_tensor_hook(self._output_nr, hook)
-    acc = grad_accumulator(self)
-    self._acc_keepalive = acc  # the leaf's hooks live on its accumulator: keep it while hooks exist
-    return acc._register_tensor_hook(0, hook)
+    return grad_accumulator(self)._register_tensor_hook(0, hook)
 
 
 def _retain_grad(self: Tensor) -> None:

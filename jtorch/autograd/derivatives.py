@@ -27,6 +27,6 @@ NON_DIFFERENTIABLE = frozenset({
     # integer / boolean results
     "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_xor",
     "logical_not", "argmax", "argmin", "all", "any", "count_nonzero", "nonzero", "isin", "searchsorted",
-    "bucketize", "bincount", "histc", "_unique2", "_unique", "unique_dim", "unique_consecutive",
+    "bucketize", "histc", "_unique2", "_unique", "unique_dim", "unique_consecutive",
     "unique_dim_consecutive", "equal", "_local_scalar_dense",
 }) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE | derivatives_shape.NON_DIFFERENTIABLE

@@ -33,12 +33,10 @@ class RemovableHandle:
     """What register_hook returns: `handle.remove()` takes the hook out again."""
 
     def __init__(self, hooks: dict, key: int) -> None:
-        self._hooks, self.id = weakref.ref(hooks), key
+        self._hooks, self.id = hooks, key
 
     def remove(self) -> None:
-        hooks = self._hooks()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        self._hooks.pop(self.id, None)
 
     def __enter__(self) -> "RemovableHandle":
         return self
@@ -125,24 +123,23 @@ class SavedVariable:
     node keeps no reference to the node (that would be a cycle): its grad_fn is weakly held and
     restored on unpack, as PyTorch's SavedVariable does."""
 
-    __slots__ = ("data", "version", "grad_fn", "output_nr", "requires_grad", "is_output", "was_leaf")
+    __slots__ = ("data", "version", "grad_fn", "output_nr", "is_output")
 
     def __init__(self, t: Tensor, is_output: bool) -> None:
-        if t._key_set & _AD_BIT == 0 and t._vc is _NO_VERSION:
+        vc = t._vc
+        if vc is _NO_VERSION:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
                 "in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor "
                 "and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
-        self.version = t._vc.value
+        self.version = vc.value
         self.is_output = is_output
-        self.requires_grad = t._requires_grad
         self.output_nr = t._output_nr
         if is_output:
             self.data = t.detach()
             self.grad_fn = weakref.ref(t.grad_fn) if t.grad_fn is not None else None
-            self.was_leaf = False
         else:
-            self.data, self.grad_fn, self.was_leaf = t, None, t.grad_fn is None
+            self.data, self.grad_fn = t, None
 
     def unpack(self, node: Node, index: int = 0) -> Tensor:
         if node._released:
@@ -182,19 +179,26 @@ def tensor_type_name(t: Tensor) -> str:
 
 
 class AccumulateGrad(Node):
-    """The node of a leaf that requires grad: sums incoming gradients into `variable.grad`."""
+    """The node of a leaf that requires grad: sums incoming gradients into `variable.grad`.
 
-    __slots__ = ("variable",)
+    The leaf holds its accumulator and the accumulator holds the leaf weakly (PyTorch holds them the
+    other way round): no cycle, and one accumulator per leaf for as long as the leaf lives."""
+
+    __slots__ = ("_variable",)
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__((), 1)
-        self.variable = variable
+        self._variable = weakref.ref(variable)
         self._sequence_nr = 1 << 64  # UINT64_MAX: runs as soon as it is ready
+
+    @property
+    def variable(self) -> Tensor:
+        return self._variable()
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
-        var = self.variable
-        if g is None:
+        var = self._variable()
+        if g is None or var is None:
             return ()
         if var._grad is None:
             # Steal the incoming gradient when nothing else holds it (torch checks use_count the same way):
@@ -225,12 +229,10 @@ def _dense(t: Tensor) -> bool:
 
 
 def grad_accumulator(t: Tensor) -> AccumulateGrad:
-    """The leaf's AccumulateGrad node, one per leaf while anything holds it."""
-    ref = t._grad_accumulator
-    acc = ref() if ref is not None else None
+    """The leaf's AccumulateGrad node."""
+    acc = t._grad_accumulator
     if acc is None:
-        acc = AccumulateGrad(t)
-        t._grad_accumulator = weakref.ref(acc)
+        acc = t._grad_accumulator = AccumulateGrad(t)
     return acc
 
 
@@ -240,7 +242,8 @@ def gradient_edge(t: Tensor) -> tuple:
     if fn is not None:
         return (fn, t._output_nr)
     if t._requires_grad:
-        return (grad_accumulator(t), 0)
+        acc = t._grad_accumulator
+        return (acc if acc is not None else grad_accumulator(t), 0)
     return NO_EDGE
 
 
@@ -267,7 +270,4 @@ class DelayedError(Error):
     __slots__ = ()
 
 
-from ..keyset import DispatchKey as _DK, key_repr as _key_repr  # noqa: E402
 from ..tensor import _NO_VERSION  # noqa: E402
-
-_AD_BIT = _key_repr(_DK.ADInplaceOrView)

@@ -20,6 +20,7 @@ from .node import FREED, NO_EDGE, Node, NotImplemented, SavedVariable, gradient_
 from .views import MULTI_OUTPUT_NODE, NO_GRAD_MODE, rebase_history
 
 _local = _tls.local
+_set_excluded = _tls.set_excluded
 _AFTER = int(after_autograd_keyset)
 _BELOW_AUTOGRAD = int(autograd_dispatch_keyset)
 _BELOW_VIEW = int(autograd_dispatch_keyset_with_ADInplaceOrView)
@@ -132,6 +133,20 @@ class OpSpec:
         self.node_cls = node_class(info) if info is not None else None
         self.is_view = any(r.annotation is not None and not r.annotation.is_write for r in schema.returns)
         self.multi_output = len(schema.returns) > 1 or (schema.returns and schema.returns[0].type.is_list())
+        self.is_out = self.kind == SchemaKind.out
+        self.inplace = self.kind == SchemaKind.inplace
+        self.below = _BELOW_AUTOGRAD if self.inplace else _BELOW_VIEW
+        self.inputs = info.inputs if info is not None else self.tensor_args
+        self.saved_args = info.saved_args if info is not None else ()
+        self.od = info.output_differentiability if info is not None else None
+        self._op = None
+
+    @property
+    def op(self) -> Any:
+        op = self._op
+        if op is None:
+            op = self._op = self.get_op()
+        return op
 
     def bind(self, args: tuple, kwargs: dict) -> dict:
         b = dict(self.defaults)
@@ -150,12 +165,13 @@ def _requires_grad(v: Any, kind: str) -> bool:
 
 
 def _redispatch_below(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
+    """at::redispatch under AutoDispatchBelowADInplaceOrView (AutoDispatchBelowAutograd for in-place)."""
     saved = _local.excluded
-    _tls.set_excluded(saved | (_BELOW_AUTOGRAD if spec.kind == SchemaKind.inplace else _BELOW_VIEW))
+    _set_excluded(saved | spec.below)
     try:
-        return spec.get_op().redispatch(ks & _AFTER, *args, **kwargs)
+        return spec.op.redispatch(ks & _AFTER, *args, **kwargs)
     finally:
-        _tls.set_excluded(saved)
+        _set_excluded(saved)
 
 
 def _outputs(result: Any) -> list:
@@ -168,65 +184,44 @@ def _outputs(result: Any) -> list:
 
 def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
     """The slow path: some tensor argument requires grad and grad mode is on."""
-    b = spec.bind(args, kwargs)
-    if spec.kind == SchemaKind.out:
+    if spec.is_out:
         raise RuntimeError(f"{spec.base}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
-    inplace = spec.kind == SchemaKind.inplace
+    b = spec.bind(args, kwargs)
+    inplace = spec.inplace
     info = spec.info
-    if info is not None:
-        inputs = info.inputs
-    else:
-        inputs = spec.tensor_args
+    # collect_next_edges, and which inputs need a gradient
     edges: list = []
     needs: list = []
-    for name, kind in inputs:
+    for name, kind in spec.inputs:
         v = b.get(name)
         if kind == "list":
             es = [gradient_edge(t) if t is not None else NO_EDGE for t in (v or ())]
-            edges.extend(es)
+            edges += es
             needs.append(any(e[0] is not None for e in es))
-        elif v is None or not isinstance(v, Tensor):
-            edges.append(NO_EDGE)
-            needs.append(False)
-        else:
+        elif type(v) is Tensor or isinstance(v, Tensor):
             e = gradient_edge(v)
             edges.append(e)
             needs.append(e[0] is not None)
+        else:
+            edges.append(NO_EDGE)
+            needs.append(False)
     if inplace:
-        check_inplace(b["self"], any(needs))
-    if not any(needs) or (info is None and not spec.not_implemented):
+        check_inplace(b["self"], True in needs)
+    if True not in needs or (info is None and not spec.not_implemented):
         return _redispatch_below(spec, ks, args, kwargs)
     if info is None:
         node: Node = NotImplemented(f"derivative for aten::{spec.base.rstrip('_')} is not implemented",
                                     tuple(edges))
     else:
         node = spec.node_cls(tuple(edges))
-        node._needs = tuple(needs)
+        node._needs = needs
         node._out_meta = None
-        saved: dict = {}
-        for name, kind in info.saved_args:
-            v = b.get(name)
-            if kind == "tensor":
-                if inplace and name == "self" and info.uses_self:
-                    prev = _local.grad_enabled
-                    _local.grad_enabled = False
-                    try:  # original_self: the formula needs self's value before the write
-                        v = v.clone()
-                    finally:
-                        _local.grad_enabled = prev
-                saved[name] = SavedVariable(v, False) if v is not None else None
-            elif kind == "meta":
-                saved[name] = TensorMeta(v) if v is not None else None
-            elif kind == "list":
-                saved[name] = [SavedVariable(t, False) for t in v]
-            else:
-                saved[name] = v
-        node._saved = saved
+        node._saved = _save_inputs(spec, b, inplace) if spec.saved_args else {}
     result = _redispatch_below(spec, ks, args, kwargs)
-    outs = _outputs(result)
+    outs = [result] if type(result) is Tensor else _outputs(result)
     node._n_out = len(outs)
-    od = info.output_differentiability if info is not None else None
+    od = spec.od
     multi_meta = [] if len(outs) > 1 else None
     for i, t in enumerate(outs):
         diff = (od is None or (od[i] if i < len(od) else od[-1])) and isinstance(t, Tensor) and (
@@ -238,7 +233,9 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
         if inplace and i == 0:
             rebase_history(t, node)
         else:
-            t.grad_fn, t._output_nr, t._requires_grad = node, i, True
+            t.grad_fn = node
+            t._requires_grad = True
+            t._output_nr = i
             if spec.is_view and spec.multi_output:
                 t._creation_meta = MULTI_OUTPUT_NODE
     if info is not None:
@@ -250,6 +247,28 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
         if info.has_list:
             node._list_lens = {name: len(b.get(name) or ()) for name, kind in info.inputs if kind == "list"}
     return result
+
+
+def _save_inputs(spec: OpSpec, b: dict, inplace: bool) -> dict:
+    saved: dict = {}
+    for name, kind in spec.saved_args:
+        v = b.get(name)
+        if kind == "tensor":
+            if inplace and name == "self" and spec.info.uses_self:
+                prev = _local.grad_enabled
+                _local.grad_enabled = False
+                try:  # original_self: the formula needs self's value before the write
+                    v = v.clone()
+                finally:
+                    _local.grad_enabled = prev
+            saved[name] = SavedVariable(v, False) if v is not None else None
+        elif kind == "meta":
+            saved[name] = TensorMeta(v) if v is not None else None
+        elif kind == "list":
+            saved[name] = [SavedVariable(t, False) for t in v]
+        else:
+            saved[name] = v
+    return saved
 
 
 def check_inplace(self: Tensor, requires_grad: bool) -> None:
