@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes as _dt
+from .native.factories import wrapped_scalar_tensor
 from .native.registry import NativeFunction, by_binding_name
 from .schema import Argument, SchemaKind, Type
 
@@ -393,7 +394,17 @@ def _direct_call(sig: Signature, method: bool) -> list[str]:
         args.append("self" if method and a.name == "self" else given.get(a.name, "None"))
     call = ", ".join(args)
     cond = " and ".join(["not kwargs", f"len(args) == {len(required)}"] + tests)
-    return [f"    if {cond}:", f"        return _op0({call})"]
+    lines = [f"    if {cond}:", f"        return _op0({call})"]
+    # `t * 2`: the same call with the one Python number a Tensor parameter accepts, wrapped
+    numbers = [j for j, p in enumerate(required) if p.arg.type.base_name == "Tensor"
+               and sig.nf.allow_numbers_as_tensors and (method or j > 0)]
+    if len(numbers) == 1:
+        j = numbers[0]
+        tests[j] = f"type(args[{j}]) in _NUMBERS"
+        call = call.replace(f"args[{j}]", f"_wrap(args[{j}])")
+        cond = " and ".join(["not kwargs", f"len(args) == {len(required)}"] + tests)
+        lines += [f"    if {cond}:", f"        return _op0({call})"]
+    return lines
 
 
 def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = False) -> tuple[str, dict]:
@@ -473,10 +484,7 @@ def _as_tensor(a: Any) -> Any:
     return as_tensor(a)
 
 
-def _wrap_number(x: Any) -> Any:
-    from .native.factories import wrapped_scalar_tensor
-
-    return wrapped_scalar_tensor(x)
+_wrap_number = wrapped_scalar_tensor
 
 
 def _return_types(sig: Signature, env: dict, index: int) -> tuple[str, str]:

@@ -638,6 +638,8 @@ def call(op: Any, /, *args: Any, **kwargs: Any) -> Any:
     fn, mode, _, _ = e.table[off + ((ks & mask) >> 1).bit_length()]
     if mode == PLAIN:
         return fn(*args, **kwargs)
+    if mode == WITH_RAW_KEYSET:  # the generated Autograd / ADInplaceOrView kernels
+        return fn(ks, *args, **kwargs)
     return _run(op, fn, mode, ks, args, kwargs)
 
 
@@ -651,6 +653,8 @@ def redispatch(op: Any, keyset: int, /, *args: Any, **kwargs: Any) -> Any:
     fn, mode, _, _ = e.table[off + ((ks & mask) >> 1).bit_length()]
     if mode == PLAIN:
         return fn(*args, **kwargs)
+    if mode == WITH_RAW_KEYSET:  # the generated Autograd / ADInplaceOrView kernels
+        return fn(ks, *args, **kwargs)
     return _run(op, fn, mode, ks, args, kwargs)
 
 

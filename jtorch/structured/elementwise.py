@@ -120,6 +120,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
     runners: dict = {}
     plans: dict = {}  # (dtype, pattern) -> (runner, extras in the compute dtype, output dtype): default calls
     same_plans: dict = {}  # dtype -> plan, default calls whose operands are all arrays alike
+    result_types: dict = {}  # operands' (dtype, wrapped, array) -> result dtype, when some are CPU scalars
     default_config: list = []  # config_of(defaults), made on first use
 
     def fits(tensors: list, config: TensorIteratorConfig) -> "tuple[_dt.dtype, tuple[bool, ...]] | None":
@@ -136,20 +137,26 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                         or (config.promote_integer_inputs_to_float and not (dt.is_floating_point or dt.is_complex))):
                     return None
                 return dt, _all_arrays(len(tensors))
-        arrays = [t for t in tensors if t._size or t._device.type != "cpu"]
-        a = arrays[0] if arrays else tensors[0]
+        pattern = tuple(bool(t._size) or t._device.type != "cpu" for t in tensors)  # arrays; the rest CPU scalars
+        a = tensors[pattern.index(True)] if True in pattern else tensors[0]
         size, dt, st, dev = a._size, a.dtype, a._stride, a._device
         if dev.type != device_type or dt not in _FAST_DTYPES or st != _contiguous(size):
             return None
-        for t in arrays:
-            if t._size != size or t.dtype is not dt or t._device is not dev or t._stride != st:
+        for t, is_array in zip(tensors, pattern):
+            if is_array and (t._size != size or t.dtype is not dt or t._device is not dev or t._stride != st):
                 return None
-        if len(arrays) != len(tensors) or a._is_wrapped_number:
-            if not arrays or result_type_many(*tensors) is not dt:
+        if False in pattern or a._is_wrapped_number:
+            if True not in pattern:
                 return None
-            pattern = tuple(any(t is a for a in arrays) for t in tensors)  # `in` would call Tensor.__eq__
+            # the result type depends only on each operand's dtype, wrapped-ness and being an array
+            key = tuple((t.dtype, t._is_wrapped_number, p) for t, p in zip(tensors, pattern))
+            rt = result_types.get(key)
+            if rt is None:
+                rt = result_types[key] = result_type_many(*tensors)
+            if rt is not dt:
+                return None
         else:
-            pattern = (True,) * len(tensors)
+            pattern = _all_arrays(len(tensors))
         if config.promote_integer_inputs_to_float and not (dt.is_floating_point or dt.is_complex):
             return None
         return dt, pattern

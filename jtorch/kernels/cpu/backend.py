@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ...backends import register_backend
-from ...scalar import as_scalar
 from ...storage import CPUStorage
 from .matmul import matmul  # NumPy only: Numba loads with the first integer product
 
@@ -37,26 +36,9 @@ def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> 
     """TensorIterator's fast set-up: every array operand contiguous, of one shape. Returns
     run(out, tensors, compute_dtype, extras, numel) for inputs laid out as `pattern` (True =
     array, False = a CPU scalar read as a value)."""
-    from .loops import arrays_runner, contiguous_launcher
+    from .loops import arrays_runner
 
-    if all(pattern):  # the commonest case, as straight-line code (per-call cost: a+b on 100k)
-        return arrays_runner(scalar_fn, len(pattern), nextra)
-    launcher = contiguous_launcher(scalar_fn, (True,) + tuple(pattern), nextra)
-    pattern = tuple(pattern)
-
-    def run(out: Any, tensors: list, dtype: Any, extras: list, numel: int) -> None:
-        args = [out._storage.data, out._offset]
-        np_type = dtype.numpy.type
-        for t, is_array in zip(tensors, pattern):
-            if is_array:
-                args.append(t._storage.data)
-                args.append(t._offset)
-            else:
-                args.append(as_scalar(np_type, t._storage.data[t._offset]))
-        args.extend(extras)
-        launcher(numel, *args)
-
-    return run
+    return arrays_runner(scalar_fn, len(pattern), nextra, None if all(pattern) else pattern)
 
 
 def scan(plan: Any, decl: Any, extras: tuple) -> None:

@@ -20,6 +20,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from . import cache, codegen
+from ...scalar import as_scalar  # noqa: F401  (the generated runners read scalars with it)
 from .threads import GRAIN_SIZE, launch_parallel, num_chunks, parallel_for
 
 
@@ -127,32 +128,6 @@ def _meta(shape: tuple[int, ...], operands: Sequence[Any], nchunks: int) -> tupl
     return np.array(flat, dtype=np.int64), soff
 
 
-def contiguous_launcher(scalar_fn: Callable, is_array: tuple[bool, ...], nextra: int) -> Callable[..., None]:
-    """A runner for operands that are contiguous arrays or scalars (TensorIterator's fast set-up):
-    `run(numel, out_buf, out_off, <in_buf, in_off | scalar>..., *extra)`, the output first in
-    `is_array`. It skips building ArrayOperands on the hot path of small tensors; the kernel is
-    loaded on the first call."""
-    bits = 1
-    for a in is_array:
-        bits = (bits << 1) | bool(a)
-    key = (scalar_fn, bits, nextra)
-    k = None
-
-    def run(numel: int, *args: Any) -> None:
-        nonlocal k
-        if k is None:
-            k = _kernels.get(key) or _load(scalar_fn, bits, nextra)
-        try:
-            if numel < GRAIN_SIZE:
-                k.contig(0, numel, *args)
-            else:
-                parallel_for(k.contig, k.contig_par, numel, *args)
-        except ZeroDivisionError:
-            raise _zero_division() from None
-
-    return run
-
-
 _ARRAYS_RUNNER = """\
 def run(out, tensors, dtype, extras, numel, _cell=[None], _key=key):
     {unpack} = tensors
@@ -169,18 +144,24 @@ def run(out, tensors, dtype, extras, numel, _cell=[None], _key=key):
 """
 
 
-def arrays_runner(scalar_fn: Callable, ninputs: int, nextra: int) -> Callable[..., None]:
+def arrays_runner(scalar_fn: Callable, ninputs: int, nextra: int,
+                  pattern: "tuple[bool, ...] | None" = None) -> Callable[..., None]:
     """`run(out, tensors, dtype, extras, numel)` for `ninputs` contiguous CPU tensors and a
     contiguous output of `numel` elements, written out for this arity: the fast set-up's
     commonest call pays for no argument list and no loop over operands (a + b on 100k
-    elements is mostly this per-call work and the loop itself). It runs in this module's
-    globals, so it sees what the module sees (tests replace parallel_for)."""
+    elements is mostly this per-call work and the loop itself). With `pattern`, the inputs
+    marked False are CPU scalars, read as values of the compute dtype (`a * 2`). It runs in this
+    module's globals, so it sees what the module sees (tests replace parallel_for)."""
+    pattern = tuple(pattern) if pattern is not None else (True,) * ninputs
     names = [f"t{i}" for i in range(ninputs)]
+    operands = ", ".join(f"{t}._storage.data, {t}._offset" if arr else f"as_scalar(dtype.numpy.type, {t}._storage.data[{t}._offset])"
+                         for t, arr in zip(names, pattern))
     src = _ARRAYS_RUNNER.format(
-        unpack=", ".join(names) + ("," if ninputs == 1 else ""),
-        operands=", ".join(f"{t}._storage.data, {t}._offset" for t in names),
+        unpack=", ".join(names) + ("," if ninputs == 1 else ""), operands=operands,
         extras="".join(f", extras[{j}]" for j in range(nextra)))
-    bits = (1 << (ninputs + 2)) - 1  # a leading 1, then out and every input: arrays
+    bits = 1
+    for a in (True,) + pattern:  # a leading 1, then out and every input: array or scalar
+        bits = (bits << 1) | bool(a)
     ns = {"key": (scalar_fn, bits, nextra)}
     exec(compile(src, f"<jtorch elementwise runner {scalar_fn.__name__}/{ninputs}>", "exec"), globals(), ns)
     return ns["run"]
