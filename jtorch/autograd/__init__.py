@@ -12,6 +12,8 @@ from .grad_mode import (  # noqa: F401
 from . import api as _api
 from . import graph  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
+from .function import Function  # noqa: F401
+from . import function, functional  # noqa: F401
 
 _api.install()
 del _api
