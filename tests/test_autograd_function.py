@@ -436,3 +436,12 @@ def test_legacy_instantiation():
         f = J["Exp"]()
     with pytest.raises(RuntimeError, match="^Legacy autograd function with non-static forward method is deprecated"):
         f(jtorch.ones(1))
+
+
+def test_inference_mode_and_no_grad_save_nothing():
+    with jtorch.inference_mode():
+        y = J["Exp"].apply(jtorch.ones(2))
+    assert not y.requires_grad and y.is_inference()
+    with jtorch.no_grad():
+        y = J["Exp"].apply(jtorch.ones(2, requires_grad=True))
+    assert not y.requires_grad and y.grad_fn is None

@@ -305,9 +305,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, executable:
                 saved.append(SavedVariable(t, False))
         ctx._saved_variables = saved
         ctx.to_save = ()
-    else:
-        ctx._saved_variables = [SavedVariable(t, False) if t is not None else None for t in ctx.to_save] \
-            if ctx.to_save else []
+    # not executable: nothing is saved (torch saves only for a graph; inference tensors may be "saved")
     return outs[0] if single else tuple(outs)
 
 
