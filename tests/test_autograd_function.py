@@ -445,3 +445,27 @@ def test_inference_mode_and_no_grad_save_nothing():
     with jtorch.no_grad():
         y = J["Exp"].apply(jtorch.ones(2, requires_grad=True))
     assert not y.requires_grad and y.grad_fn is None
+
+
+def test_vjp_instead_of_backward_and_both():
+    class V(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 5
+
+    x = jtorch.ones(2, requires_grad=True)
+    V.apply(x).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+
+    class Both(V):
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with pytest.raises(RuntimeError, match="^Implementing both 'backward' and 'vjp' for a custom Function is not "
+                                           "allowed. You should only implement one of them.$"):
+        Both.apply(x).sum().backward()

@@ -91,7 +91,13 @@ class BackwardCFunction(Node, FunctionCtx):
             grads = [g if g is not None or m is None else like.new_zeros(m[0], dtype=m[1], device=m[2])
                      for g, m in zip(grads, self._output_meta)]
         cls = self._forward_cls
-        result = cls.backward(self, *grads)  # grad mode is what the engine set (create_graph)
+        backward_fn, vjp_fn = cls.backward, cls.vjp
+        base = _SingleLevelFunction
+        if backward_fn is not base.backward and vjp_fn is not base.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
+                               "should only implement one of them.")
+        user_fn = vjp_fn if vjp_fn is not base.vjp else backward_fn
+        result = user_fn(self, *grads)  # grad mode is what the engine set (create_graph)
         if not isinstance(result, tuple):
             result = (result,)
         return self._validate(list(result))
