@@ -31,6 +31,7 @@ from .random import Generator, default_generator, get_rng_state, initial_seed, m
 from . import native  # noqa: F401,E402
 from . import autograd  # noqa: F401,E402
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled  # noqa: F401,E402,E501
+from .device import get_default_device, set_default_device  # noqa: F401,E402
 from .native.masks import nonzero  # noqa: F401,E402  (as_tuple: a Python-level binding, as in torch)
 from . import bindings as _bindings  # noqa: E402
 
@@ -41,10 +42,10 @@ def __getattr__(name: str) -> object:
     """Operator functions (jtorch.add, ...) are generated on first use (PEP 562)."""
     if name.startswith("__"):
         raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
-    if name == "testing":  # jtorch.testing on first use: import stays small
+    if name in ("testing", "profiler"):  # jtorch.testing / jtorch.profiler on first use: import stays small
         import importlib
 
-        return importlib.import_module(".testing", __name__)
+        return importlib.import_module("." + name, __name__)
     fn = globals()[name] = _bindings.function_binding(name)
     return fn
 

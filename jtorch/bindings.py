@@ -481,7 +481,7 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
 
 def _as_tensor(a: Any) -> Any:
     from .native.tensor_new import as_tensor
-    return as_tensor(a)
+    return as_tensor(a, device="cpu")  # a NumPy operand: a CPU tensor whatever the default device
 
 
 _wrap_number = wrapped_scalar_tensor

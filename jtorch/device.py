@@ -1,6 +1,8 @@
 """`jtorch.device`: a device type and index, and the dispatch key set a tensor on it carries."""
 from __future__ import annotations
 
+import threading
+
 from .keyset import BackendComponent, DispatchKey, DispatchKeySet, get_autograd_related_key_set_from_backend
 
 _TYPES = {"cpu": BackendComponent.CPU, "cuda": BackendComponent.CUDA, "meta": BackendComponent.Meta,
@@ -64,9 +66,46 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self) -> "device":
+        """`with jtorch.device("meta"):` factories without device= make tensors here inside the block."""
+        st = _default.__dict__.setdefault("stack", [])
+        st.append(_default.device)
+        _default.device = None if self is CPU else self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _default.device = _default.stack.pop()
+
 
 CPU = device("cpu")
 META = device("meta")
+
+
+class _DefaultDevice(threading.local):
+    # torch keeps its default device per thread (a TorchFunctionMode on the thread's mode stack);
+    # None means the CPU, so factories test one attribute on their fast path.
+    device: "device | None" = None
+    stack: list = []
+
+
+_default = _DefaultDevice()
+
+
+def get_default_device() -> device:
+    """The device factories use when no device= is given (torch.get_default_device)."""
+    return _default.device or CPU
+
+
+def set_default_device(d: "str | device | int | None") -> None:
+    """torch.set_default_device: factories (and tensor()/as_tensor()) without device= use `d`;
+    None restores the CPU. This thread only, as in torch."""
+    dev = None if d is None else device(d)
+    _default.device = None if dev is None or dev == CPU else dev
+
+
+def default_device_or_none() -> "device | None":
+    """The default device when it is not the CPU (what factory front ends inject as device=)."""
+    return _default.device
 
 
 def as_device(d: "str | device | int | None") -> device:

@@ -161,7 +161,9 @@ def get_default_dtype() -> dtype:
 
 def set_default_dtype(d: dtype) -> None:
     global _default_dtype
-    if not isinstance(d, dtype) or not d.is_floating_point:
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
+    if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
     for fn in _default_listeners:

@@ -12,6 +12,18 @@ from .grad_mode import (  # noqa: F401
 from . import api as _api
 from . import graph  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
+from .function import Function  # noqa: F401
+from . import function  # noqa: F401
 
 _api.install()
 del _api
+
+
+def __getattr__(name: str) -> object:
+    """`autograd.functional` and `autograd.profiler` are front-end modules (they call generated
+    bindings / the dispatcher's observers): imported on first use, not by this layer."""
+    if name in ("functional", "profiler"):
+        import importlib
+
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError(f"module 'jtorch.autograd' has no attribute '{name}'")

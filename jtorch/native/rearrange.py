@@ -152,7 +152,7 @@ def repeat_interleave_self_int(self: Tensor, repeats: int, dim: "int | None" = N
         raise RuntimeError("Repeats must be non-negative")
     from .tensor_new import tensor as _tensor
 
-    r = _tensor(repeats, dtype=_dt.int64)
+    r = _tensor(repeats, dtype=_dt.int64, device=self._device)  # on self's device (not the default)
     return repeat_interleave_self_tensor(self, r, dim, output_size=output_size)
 
 

@@ -259,7 +259,7 @@ def _needs_backend_select(schema: FunctionSchema) -> bool:
 
 def _backend_select_kernel(nf: NativeFunction) -> Callable:
     """The generated BackendSelect kernel: redispatch to the backend named by `device=`."""
-    from ..device import as_device, device
+    from ..device import _default, as_device, device
 
     op = None
 
@@ -268,6 +268,8 @@ def _backend_select_kernel(nf: NativeFunction) -> Callable:
         if op is None:
             op = nf.op
         d = kwargs.get("device") if kwargs else None
+        if d is None and _default.device is not None:  # set_default_device / `with device(...)`
+            d = kwargs["device"] = _default.device
         dev = d if type(d) is device else as_device(d)
         return op.redispatch(dev._key_set & _FULL_BACKEND_DENSE, *args, **kwargs)
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..device import CPU, as_device, device as _device_cls
+from ..device import CPU, _default as _default_device, as_device, device as _device_cls
 from ..geometry import storage_extent
 from ..promotion import promote_types
 from ..scalar import LIMITS, checked_scalar, overflow_error
@@ -323,6 +323,8 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None, requir
            pin_memory: bool = False) -> Tensor:
     """`jtorch.tensor(data)`: a new tensor holding a copy of `data` (nested sequences of numbers,
     NumPy arrays and scalars, tensors). The dtype is inferred as PyTorch does when not given."""
+    if device is None:
+        device = _default_device.device  # set_default_device / `with device(...)`: None for the CPU
     t = _internal_new_from_data(data, dtype, device, infer=True, copy_variables=True, copy_numpy=True)
     return _set_requires_grad(t, requires_grad)
 
@@ -330,6 +332,8 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None, requir
 def as_tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None) -> Tensor:
     """`jtorch.as_tensor(data)`: shares memory with a tensor or NumPy array when dtype and device
     already match; copies otherwise."""
+    if device is None:
+        device = _default_device.device
     if isinstance(data, Tensor):
         d = dtype if dtype is not None else data.dtype
         dev = as_device(device) if device is not None else data._device
