@@ -48,12 +48,6 @@ class RemovableHandle:
 _hook_ids = itertools.count().__next__
 
 
-class HookDict(dict):
-    """A node's hooks: a dict the handles can hold weakly (a plain dict cannot be weakly referenced)."""
-
-    __slots__ = ("__weakref__",)
-
-
 def add_hook(hooks: dict, fn: Callable) -> RemovableHandle:
     key = _hook_ids()
     hooks[key] = fn
@@ -103,19 +97,19 @@ class Node:
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_inputs, grad_outputs) -> new grad_inputs or None, after the node ran."""
         if self._post_hooks is None:
-            self._post_hooks = HookDict()
+            self._post_hooks = {}
         return add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_outputs) -> new grad_outputs or None, before the node runs."""
         if self._pre_hooks is None:
-            self._pre_hooks = HookDict()
+            self._pre_hooks = {}
         return add_hook(self._pre_hooks, fn)
 
     def _register_tensor_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
-        return add_hook(self._tensor_hooks.setdefault(output_nr, HookDict()), fn)
+        return add_hook(self._tensor_hooks.setdefault(output_nr, {}), fn)
 
     def name_of_forward(self) -> str:
         """The forward operator's name ('Exp' for ExpBackward0), as torch 2.13's messages print it."""
