@@ -52,6 +52,11 @@ def _where_zero(mask: Any, t: Any) -> Any:
     return t.new_zeros(()).where(mask, t)
 
 
+def as_dtype_of(grad: Any, like: Any) -> Any:
+    """grad_dtype, passing an undefined (None) gradient through."""
+    return None if grad is None else grad_dtype(grad, like)
+
+
 # ---- sums and means ---------------------------------------------------------------------------------
 def nansum_backward(grad: Any, self: Any, dim: Any, keepdim: bool) -> Any:
     return sum_backward(grad, self.shape, dim, keepdim) * self.isnan().logical_not()
@@ -65,36 +70,43 @@ def nanmean_backward(grad: Any, self: Any, dim: Any, keepdim: bool) -> Any:
 
 
 # ---- prod ---------------------------------------------------------------------------------------------
-def _positions(like: Any, dim: int) -> Any:
-    """0, 1, ..., n-1 along `dim` of `like`, shaped to broadcast against it."""
-    n = like.shape[dim]
+def _positions(like: Any, dim: "int | None") -> Any:
+    """0, 1, ... along `dim` of `like` (over all its elements when dim is None), shaped to broadcast
+    against it: a constant, so the reshape records nothing."""
+    n = like.numel() if dim is None else like.shape[dim]
     pos = like.new_ones((n,)).cumsum(0) - 1
+    if dim is None:
+        return pos.reshape(tuple(like.shape))
     shape = [1] * like.dim()
     shape[dim] = n
     return pos.reshape(shape)
 
 
-def _prod_safe_zeros_backward(grad: Any, inp: Any, dim: int) -> Any:
-    """grad * prod of the other elements of each slice, with zeros in the slice.
+def _prod(t: Any, dim: "int | None") -> Any:
+    return t.prod() if dim is None else t.prod(dim, keepdim=True)
 
-    Without grad mode: O(n) (no zero: result / input; one zero: the product of the others at it;
-    two or more: zeros). With grad mode (double backward) the product with each element replaced
-    by one, O(n^2), whose derivative is the second derivative of prod (torch's exclusive cumprods
-    have the same property)."""
+
+def _prod_safe_zeros_backward(grad: Any, inp: Any, dim: "int | None") -> Any:
+    """grad * the product of the other elements of each slice (of all elements when dim is None),
+    when the input has zeros.
+
+    Without grad mode: O(n) (no zero in the slice: result / input; one zero: the product of the
+    others at it, 0 elsewhere; two or more: zeros). With grad mode (double backward) the product
+    with each element in turn replaced by one, O(n^2), whose derivative is the second derivative of
+    prod (torch's exclusive cumprods there have the same property)."""
     is_zero = inp == 0
     ones = inp.new_ones(())
     if not is_grad_enabled():
-        zeros = is_zero.sum(dim, keepdim=True)
-        others = ones.where(is_zero, inp).prod(dim, keepdim=True)  # product of the nonzero elements
+        zeros = is_zero.sum() if dim is None else is_zero.sum(dim, keepdim=True)
+        others = _prod(ones.where(is_zero, inp), dim)  # the product of the nonzero elements
         no_zero = (others * grad) / ones.where(is_zero, inp)
         one_zero = _where_zero(is_zero.logical_not(), (others * grad).expand(inp.shape))
-        out = _where_zero(zeros != 0, no_zero) + _where_zero(zeros != 1, one_zero)
-        return out
+        return _where_zero(zeros != 0, no_zero) + _where_zero(zeros != 1, one_zero)
     pos = _positions(inp, dim)
     out = None
-    for k in range(inp.shape[dim]):
+    for k in range(inp.numel() if dim is None else inp.shape[dim]):
         at_k = pos == k
-        g = (grad * ones.where(at_k, inp).prod(dim, keepdim=True)) * at_k
+        g = (grad * _prod(ones.where(at_k, inp), dim)) * at_k
         out = g if out is None else out + g
     return out
 
@@ -105,10 +117,7 @@ def prod_backward(grad: Any, self: Any, result: Any) -> Any:
         return grad
     if not bool((self == 0).any().item()):
         return grad * conj(result / self)
-    if self.numel() == 0:
-        return grad.expand(self.shape)
-    flat = self.reshape(-1)
-    return _prod_safe_zeros_backward(grad.reshape(1), flat, 0).reshape(self.shape)
+    return _prod_safe_zeros_backward(grad, self, None)
 
 
 def prod_dim_backward(grad: Any, self: Any, result: Any, dim: int, keepdim: bool) -> Any:
