@@ -234,7 +234,7 @@ def test_prod_with_zeros(a: np.ndarray) -> None:
 SCANS = {
     "cumsum": (lambda L, x, d: x.cumsum(d), ()),
     "cumprod": (lambda L, x, d: x.cumprod(d), ()),
-    "logcumsumexp": (lambda L, x, d: x.logcumsumexp(d), ("flip", "abs", "log")),
+    "logcumsumexp": (lambda L, x, d: x.logcumsumexp(d), ("flip",)),
     "cummax": (lambda L, x, d: x.cummax(d)[0], ("scatter_add",)),
     "cummin": (lambda L, x, d: x.cummin(d)[0], ("scatter_add",)),
     "softmax": (lambda L, x, d: x.softmax(d), ()),

@@ -288,7 +288,7 @@ def logcumsumexp_backward(grad: Any, self: Any, result: Any, dim: int) -> Any:
     if grad.dim() == 0 or grad.numel() == 0:
         return grad
     lowest = grad.new_full((), _LOWEST[str(grad.dtype).rpartition(".")[2]])
-    log_abs_grad = grad.abs().log()
+    log_abs_grad = grad.where(grad > 0, -grad).log()  # |grad| by where: no abs in the double backward
     pos = log_abs_grad.where(grad > 0, lowest)
     neg = log_abs_grad.where(grad < 0, lowest)
     out_pos = (_reverse_logcumsumexp(pos - result, dim) + self).exp()
