@@ -45,7 +45,7 @@ def check(actual: Any, dtype: np.dtype, ref: Callable[..., np.ndarray], arrays: 
     |error| <= (terms + 2) * u * magnitude(*|arrays|) (magnitude: ref with |scalars|, by default
     ref itself), plus `rounded_steps` roundings to the dtype for float16 (one: the result)."""
     dtype = np.dtype(dtype)
-    got = np.asarray(actual.numpy() if isinstance(actual, jtorch.Tensor) else actual)
+    got = np.asarray(actual.detach().numpy() if isinstance(actual, jtorch.Tensor) else actual)
     assert got.dtype == dtype, (got.dtype, dtype, context)
     expected = ref(*[wide(a) for a in arrays])
     assert got.shape == np.shape(expected), (got.shape, np.shape(expected), context)

@@ -144,7 +144,11 @@ def _matmul_impl(out: Tensor | None, t1: Tensor, t2: Tensor) -> Tensor:
         return mv.op(t1, t2) if out is None else mv_out.op(t1, t2, out=out)
     if d1 == 1 and d2 == 2:
         row = unsqueeze.op(t1, 0)
-        return _squeeze0_(mm.functional.op(row, t2) if out is None else mm.out.op(row, t2, out=out))
+        if out is not None:
+            return _squeeze0_(mm.out.op(row, t2, out=out))
+        r = mm.functional.op(row, t2)
+        # ATen's squeeze_(0) is recorded by autograd; with history, squeeze through the dispatcher
+        return squeeze_dim.op(r, 0) if r.requires_grad else _squeeze0_(r)
     if _should_fold(t1, t2, out is not None):
         return _fold(out, t1, t2)
     return _batched(out, t1, t2)

@@ -67,6 +67,17 @@ def composite(schema: str, variants: str = "function, method", python_name: str 
     return register
 
 
+def implicit(schema: str, variants: str = "function, method") -> Callable[[Callable], NativeFunction]:
+    """Declare an overload that is CompositeImplicitAutograd in PyTorch: its kernel calls other operators
+    above autograd, so it differentiates through them (and its nodes are theirs: MaximumBackward0)."""
+    def register(fn: Callable) -> NativeFunction:
+        nf = declare(schema, variants=variants)
+        nf.impl("CompositeImplicitAutograd")(fn)
+        return nf
+
+    return register
+
+
 def op(name: str) -> Any:
     """The OpOverload of a declared overload ('sum.dim_IntList')."""
     return by_name[name].op
@@ -279,7 +290,7 @@ reduction("min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) m
 
 # max(a, b) / min(a, b) are maximum / minimum (PyTorch's max.other, max.out)
 for _n, _m in (("max", "maximum"), ("min", "minimum")):
-    composite(f"{_n}.other(Tensor self, Tensor other) -> Tensor")(lambda self, other, _m=_m: op(_m)(self, other))
+    implicit(f"{_n}.other(Tensor self, Tensor other) -> Tensor")(lambda self, other, _m=_m: op(_m)(self, other))
     composite(f"{_n}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", variants="function")(
         lambda self, other, *, out, _m=_m: op(f"{_m}.out")(self, other, out=out))
 

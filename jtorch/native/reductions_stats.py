@@ -22,8 +22,8 @@ from ..structured.meta import MetaBase, allocate, resize_output
 from ..structured.reduce import (make_reduction, reduction_shape, resize_reduction, run_reduction,
                                  zero_numel_check_dims)
 from ..tensor import Tensor
-from .reductions import (composite, infer_dtype_from_optional, is_integral, not_implemented, op, reduction,
-                         selecting_dtype)
+from .reductions import (composite, implicit, infer_dtype_from_optional, is_integral, not_implemented, op,
+                         reduction, selecting_dtype)
 
 # ---- nansum, nanmean ----------------------------------------------------------------------------
 
@@ -60,7 +60,7 @@ def _not_nan_count(self: Tensor, dim: Any, keepdim: bool) -> Tensor:
     return op("sum.dim_IntList")(op("logical_not")(op("isnan")(self)), dim, keepdim)
 
 
-@composite("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
+@implicit("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
 def nanmean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     _nanmean_check(self)
     factor = _not_nan_count(self, dim, keepdim)
@@ -187,12 +187,14 @@ def _correction(unbiased: bool) -> int:
     return 1 if unbiased else 0
 
 
+# var, var.dim, std_mean, std_mean.dim, ... are CompositeImplicitAutograd as in PyTorch: they call the
+# .correction overload, whose entry is the derivative (VarBackward0 for all of them).
 for _name, _sqrt in (("var", False), ("std", True)):
-    composite(f"{_name}(Tensor self, bool unbiased=True) -> Tensor")(
-        lambda self, unbiased=True, _n=_name, _s=_sqrt: _std_var(_n, self, None, _correction(unbiased), False, _s)[0])
-    composite(f"{_name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor")(
-        lambda self, dim, unbiased=True, keepdim=False, _n=_name, _s=_sqrt:
-        _std_var(_n, self, dim, _correction(unbiased), keepdim, _s)[0])
+    implicit(f"{_name}(Tensor self, bool unbiased=True) -> Tensor")(
+        lambda self, unbiased=True, _n=_name: op(f"{_n}.correction")(self, None, correction=_correction(unbiased)))
+    implicit(f"{_name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor")(
+        lambda self, dim, unbiased=True, keepdim=False, _n=_name:
+        op(f"{_n}.correction")(self, dim, correction=_correction(unbiased), keepdim=keepdim))
     composite(f"{_name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) "
               "-> Tensor")(
         lambda self, dim=None, *, correction=None, keepdim=False, _n=_name, _s=_sqrt:
@@ -206,12 +208,12 @@ for _name, _sqrt in (("var", False), ("std", True)):
         lambda self, dim=None, *, correction=None, keepdim=False, out, _n=_name, _s=_sqrt:
         _std_var(_n, self, dim, correction, keepdim, _s, out)[0])
 
-    composite(f"{_name}_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", variants="function")(
-        lambda self, unbiased=True, _n=_name, _s=_sqrt: _with_mean(self, None, _correction(unbiased), False, _n, _s))
-    composite(f"{_name}_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
-              "-> (Tensor, Tensor)", variants="function")(
-        lambda self, dim, unbiased=True, keepdim=False, _n=_name, _s=_sqrt:
-        _with_mean(self, dim, _correction(unbiased), keepdim, _n, _s))
+    implicit(f"{_name}_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", variants="function")(
+        lambda self, unbiased=True, _n=_name: op(f"{_n}_mean.correction")(self, None, correction=_correction(unbiased)))
+    implicit(f"{_name}_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
+             "-> (Tensor, Tensor)", variants="function")(
+        lambda self, dim, unbiased=True, keepdim=False, _n=_name:
+        op(f"{_n}_mean.correction")(self, dim, correction=_correction(unbiased), keepdim=keepdim))
     composite(f"{_name}_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
               "bool keepdim=False) -> (Tensor, Tensor)", variants="function")(
         lambda self, dim=None, *, correction=None, keepdim=False, _n=_name, _s=_sqrt:
