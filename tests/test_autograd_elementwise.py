@@ -233,7 +233,13 @@ def test_matches_torch(case: Case, data: Any) -> None:
     go = np.random.default_rng(0).standard_normal(tuple(ty.shape))
     diff = [i for i, a in enumerate(arrays) if a.dtype != np.bool_]
     gs = jtorch.autograd.grad(y, [xs[i] for i in diff], jtorch.tensor(go), allow_unused=True)
-    tgs = torch.autograd.grad(ty, [ts[i] for i in diff], torch.tensor(go), allow_unused=True)
+    try:
+        tgs = torch.autograd.grad(ty, [ts[i] for i in diff], torch.tensor(go), allow_unused=True)
+    except RuntimeError as e:  # torch's clamp_backward_min_max writes in place into a too small mask
+        # (self < min).logical_and_(min < max) fails when min and max broadcast beyond self and min;
+        # test_gradcheck checks jtorch's gradients there
+        assert case.id == "clamp_t" and "doesn't match the broadcast shape" in str(e)
+        return
     for i, g, tg in zip(diff, gs, tgs):
         assert (g is None) == (tg is None), (case.id, i)
         if g is not None:
@@ -284,7 +290,7 @@ def test_edge_values_match_torch(name: str, fn: Callable, values: list) -> None:
     y.sum().backward()
     ty.sum().backward()
     for x, t in zip(xs, ts):
-        np.testing.assert_array_equal(_np(x.grad), t.grad.numpy(), err_msg=name)
+        np.testing.assert_allclose(_np(x.grad), t.grad.numpy(), rtol=1e-15, atol=0, err_msg=name)
 
 
 # ---- dtypes: promotion, float32, conversions ----------------------------------------------------------

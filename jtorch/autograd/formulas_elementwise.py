@@ -79,7 +79,8 @@ def pow_backward_self(grad: Any, self: Any, exponent: Any) -> Any:
 def pow_backward_exponent(grad: Any, self: Any, exponent: Any, result: Any) -> Any:
     """pow.Tensor_Tensor, d/dexponent: result * log(self); 0 where self == 0 and exponent >= 0."""
     cond = (self == 0).logical_and(exponent >= 0)
-    out = grad * (result * self.log()).masked_fill(cond, 0)
+    base = self if self.dtype == result.dtype else self.to(result.dtype)  # log in the promoted dtype
+    out = grad * (result * base.log()).masked_fill(cond, 0)
     return fit(out, exponent.shape, exponent.dtype)
 
 
@@ -93,12 +94,18 @@ def pow_backward_scalar_base(grad: Any, base: Any, exponent: Any, result: Any) -
     return fit(out, exponent.shape, exponent.dtype)
 
 
+def _atan2_recip(self: Any, other: Any) -> Any:
+    """1 / (self**2 + other**2), 0 at the origin (torch's gradient of atan2(0, 0) is 0)."""
+    d = self * self + other * other
+    return d.reciprocal().masked_fill(d == 0, 0)
+
+
 def atan2_backward_self(grad: Any, self: Any, other: Any) -> Any:
-    return fit(grad * other / (self * self + other * other), self.shape, self.dtype)
+    return fit(grad * other * _atan2_recip(self, other), self.shape, self.dtype)
 
 
 def atan2_backward_other(grad: Any, self: Any, other: Any) -> Any:
-    return fit(grad * -self / (self * self + other * other), other.shape, other.dtype)
+    return fit(grad * -self * _atan2_recip(self, other), other.shape, other.dtype)
 
 
 def max_min_backward(grad: Any, self: Any, other: Any, zero_where: Any, shape: Sequence[int], dtype: Any) -> Any:

@@ -279,7 +279,9 @@ reduction("min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) m
 
 # max(a, b) / min(a, b) are maximum / minimum (PyTorch's max.other, max.out)
 for _n, _m in (("max", "maximum"), ("min", "minimum")):
-    composite(f"{_n}.other(Tensor self, Tensor other) -> Tensor")(lambda self, other, _m=_m: op(_m)(self, other))
+    # CompositeImplicitAutograd, as in PyTorch: differentiates through maximum (MaximumBackward0)
+    declare(f"{_n}.other(Tensor self, Tensor other) -> Tensor", variants="function, method").impl(
+        "CompositeImplicitAutograd")(lambda self, other, _m=_m: op(_m)(self, other))
     composite(f"{_n}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", variants="function")(
         lambda self, other, *, out, _m=_m: op(f"{_m}.out")(self, other, out=out))
 
