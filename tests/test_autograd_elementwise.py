@@ -396,3 +396,22 @@ def test_boolean_results_have_no_history() -> None:
     for y in (x > 0, x == x, x.isnan(), x.isfinite(), (x > 0).logical_not(), jtorch.isclose(x, x),
               (x > 0).bitwise_and(x < 1), x.sign() > 0):
         assert not y.requires_grad and y.grad_fn is None
+
+
+def test_values_saved_only_for_the_inputs_that_need_them() -> None:
+    """torchgen's should_compute_output guard: x * 2 (or x / y without y's grad) keeps no x, so a
+    later in-place change of x does not break backward; with y requiring grad it does, as in torch."""
+    x = jtorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    for fn in (lambda a: a * 2, lambda a: a / jtorch.tensor([2.0, 4.0, 8.0]), lambda a: a - jtorch.ones(3)):
+        x.grad = None
+        a = x.clone()
+        z = fn(a)
+        a.add_(1)
+        z.sum().backward()
+        assert x.grad is not None
+    y = jtorch.tensor([2.0, 4.0, 8.0], requires_grad=True)
+    a = x.clone()
+    z = a * y
+    a.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()

@@ -205,9 +205,15 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
         node._needs = tuple(needs)
         node._out_meta = None
         saved: dict = {}
+        save_for = info.save_for
         for name, kind in info.saved_args:
             v = b.get(name)
             if kind == "tensor":
+                guard = save_for.get(name)
+                if guard is not None and not any(needs[i] for i in guard):
+                    # only the formulas of inputs that need no gradient read its values: keep its metadata
+                    saved[name] = TensorMeta(v) if v is not None else None
+                    continue
                 if inplace and name == "self" and info.uses_self:
                     prev = _local.grad_enabled
                     _local.grad_enabled = False
