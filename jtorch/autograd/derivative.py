@@ -69,6 +69,9 @@ class DifferentiabilityInfo:
     output_differentiability: tuple[bool, ...]
     backward: Callable = field(repr=False)      # backward(needs, grads, saved: dict) -> flat input grads
     uses_self: bool = False                     # the formulas read `self` (an in-place op saves a copy)
+    # a tensor argument read by the formulas of these inputs only (positions in `inputs`): saved only
+    # when one of them needs a gradient (torchgen's should_compute_output guard; x * 2 keeps no x)
+    save_for: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def _names(expr: str) -> tuple[set[str], set[str]]:
@@ -116,10 +119,13 @@ def analyze(d: Derivative, schema: FunctionSchema, node_name: str, helpers: dict
     if nret == 1:
         ret_names["result"] = 0
     used, full = set(), set()
-    for _, expr in d.formulas:
+    readers: dict[str, set[int]] = {}
+    for key, expr in d.formulas:
         n, f = _names(expr)
         used |= n
         full |= f
+        for name in f:
+            readers.setdefault(name, set()).update(order.index(k.strip()) for k in key.split(","))
     meta_only = used - full
     saved_args = []
     for name, a in args.items():
@@ -134,8 +140,9 @@ def analyze(d: Derivative, schema: FunctionSchema, node_name: str, helpers: dict
     od = d.output_differentiability or tuple(True for _ in range(nret))
     backward = _compile(d, order, kinds, [n for n, _ in saved_args] + [n for _, n, _ in saved_results], helpers,
                         node_name)
+    save_for = {n: tuple(sorted(readers[n])) for n, k in saved_args if k == "tensor" and len(order) > 1}
     return DifferentiabilityInfo(d, node_name, [(n, kinds[n]) for n in order], saved_args, saved_results, od,
-                                 backward, uses_self="self" in used and "self" not in meta_only)
+                                 backward, uses_self="self" in used and "self" not in meta_only, save_for=save_for)
 
 
 def _compile(d: Derivative, order: list[str], kinds: dict[str, str], saved: list[str], helpers: dict[str, Any],

@@ -1,2 +1,196 @@
-"""Formula helpers for the elementwise entries (see formulas.py)."""
+"""Formula helpers for the elementwise entries (PyTorch's FunctionsManual.cpp; see formulas.py).
+
+PyTorch's engine reduces a gradient to its input's shape and casts it to the input's dtype
+(validate_outputs); jtorch's formulas do it themselves, with `fit(g, x.shape, x.dtype)`. A formula
+reads an input only through `x.shape` / `x.dtype` where that is all it needs, so the node saves the
+metadata, not the tensor. Tensor methods only: every helper is itself differentiable.
+"""
 from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)  # M_SQRT2 * M_2_SQRTPI * 0.5, gelu's kBeta
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_KAPPA = 0.044715
+
+
+def reduce_to(g: Any, shape: Sequence[int]) -> Any:
+    """at::sum_to with sums only (no reshape, so that double backward needs only sum's formula)."""
+    shape = tuple(shape)
+    lead = g.dim() - len(shape)
+    if lead > 0:
+        g = g.sum(list(range(lead)))
+    dims = [i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1]
+    return g.sum(dims, keepdim=True) if dims else g
+
+
+def fit(g: Any, shape: Sequence[int], dtype: Any) -> Any:
+    """validate_outputs: sum the broadcast dimensions away, then cast to the input's dtype."""
+    if tuple(g.shape) != tuple(shape):
+        g = reduce_to(g, shape)
+    return g if g.dtype == dtype else g.to(dtype)
+
+
+def zeros_grad(grad: Any, shape: Sequence[int], dtype: Any) -> Any:
+    """The gradient of a piecewise-constant function (floor, sign, round, div with rounding_mode)."""
+    return grad.new_zeros(tuple(shape)).to(dtype)
+
+
+def scaled(grad: Any, s: Any) -> Any:
+    """maybe_multiply: grad * s, skipping the multiplication by 1."""
+    return grad if (not hasattr(s, "dim") and s == 1) else grad * s
+
+
+def where_zero(mask: Any, grad: Any) -> Any:
+    """where(mask, grad, 0) (masked_fill keeps grad's dtype; a NaN in grad where ~mask becomes 0)."""
+    return grad.masked_fill(mask.logical_not(), 0)
+
+
+# ---- binary arithmetic -------------------------------------------------------------------------------
+def div_backward_self(grad: Any, other: Any, shape: Sequence[int], dtype: Any, rounding_mode: Any = None) -> Any:
+    """div_tensor_self_backward."""
+    if rounding_mode is not None:
+        return zeros_grad(grad, shape, dtype)
+    return fit(grad / other, shape, dtype)
+
+
+def div_backward_other(grad: Any, self: Any, other: Any, rounding_mode: Any = None) -> Any:
+    """div_tensor_other_backward: -grad * self / other**2."""
+    if rounding_mode is not None:
+        return zeros_grad(grad, other.shape, other.dtype)
+    return fit(-grad * ((self / other) / other), other.shape, other.dtype)
+
+
+def pow_backward(grad: Any, self: Any, exponent: Any) -> Any:
+    """pow.Tensor_Scalar: exponent * self**(exponent - 1); an exponent of 0 gives zeros."""
+    if exponent == 0:
+        return grad.new_zeros(self.shape).to(self.dtype)
+    return fit(grad * (self.pow(exponent - 1) * exponent), self.shape, self.dtype)
+
+
+def pow_backward_self(grad: Any, self: Any, exponent: Any) -> Any:
+    """pow.Tensor_Tensor, d/dself: 0 where the exponent is 0 (also at self == 0, 0**-1 ...)."""
+    out = grad * (exponent * self.pow(exponent - 1))
+    return fit(out.masked_fill(exponent == 0, 0), self.shape, self.dtype)
+
+
+def pow_backward_exponent(grad: Any, self: Any, exponent: Any, result: Any) -> Any:
+    """pow.Tensor_Tensor, d/dexponent: result * log(self); 0 where self == 0 and exponent >= 0."""
+    cond = (self == 0).logical_and(exponent >= 0)
+    base = self if self.dtype == result.dtype else self.to(result.dtype)  # log in the promoted dtype
+    out = grad * (result * base.log()).masked_fill(cond, 0)
+    return fit(out, exponent.shape, exponent.dtype)
+
+
+def pow_backward_scalar_base(grad: Any, base: Any, exponent: Any, result: Any) -> Any:
+    """pow.Scalar (a number to a tensor power), d/dexponent: result * log(base)."""
+    b = float(base)
+    log_b = math.log(b) if b > 0 else (-math.inf if b == 0 else math.nan)
+    out = grad * (result * log_b)
+    if b == 0:
+        out = out.masked_fill(exponent >= 0, 0)
+    return fit(out, exponent.shape, exponent.dtype)
+
+
+def _atan2_recip(self: Any, other: Any) -> Any:
+    """1 / (self**2 + other**2), 0 at the origin (torch's gradient of atan2(0, 0) is 0)."""
+    d = self * self + other * other
+    return d.reciprocal().masked_fill(d == 0, 0)
+
+
+def atan2_backward_self(grad: Any, self: Any, other: Any) -> Any:
+    return fit(grad * other * _atan2_recip(self, other), self.shape, self.dtype)
+
+
+def atan2_backward_other(grad: Any, self: Any, other: Any) -> Any:
+    return fit(grad * -self * _atan2_recip(self, other), other.shape, other.dtype)
+
+
+def max_min_backward(grad: Any, self: Any, other: Any, zero_where: Any, shape: Sequence[int], dtype: Any) -> Any:
+    """maximum / minimum: the whole grad to the larger (smaller) input, half to each on a tie."""
+    return fit((grad / 2).where(self == other, grad).masked_fill(zero_where, 0), shape, dtype)
+
+
+def fmax_fmin_backward(grad: Any, keep: Any, shape: Sequence[int], dtype: Any) -> Any:
+    """fmax / fmin: grad where this input was chosen (`keep`), else 0."""
+    return fit(grad.masked_fill(keep.logical_not(), 0), shape, dtype)
+
+
+# ---- clamp ---------------------------------------------------------------------------------------------
+def clamp_backward(grad: Any, self: Any, min: Any, max: Any) -> Any:  # noqa: A002 - PyTorch's names
+    """Inclusive bounds: the gradient passes where min <= self <= max (NaN self: 0)."""
+    if min is not None and max is not None:
+        mask = (self >= min).logical_and(self <= max)
+    elif min is not None:
+        mask = self >= min
+    elif max is not None:
+        mask = self <= max
+    else:
+        return fit(grad, self.shape, self.dtype)
+    return fit(where_zero(mask, grad), self.shape, self.dtype)
+
+
+def clamp_backward_min(grad: Any, self: Any, min: Any, max: Any) -> Any:  # noqa: A002
+    """clamp_backward_min_max, the min part: self < min (and min < max when both are given)."""
+    mask = self < min
+    if max is not None:
+        mask = mask.logical_and(min < max)
+    return fit(where_zero(mask, grad), min.shape, min.dtype)
+
+
+def clamp_backward_max(grad: Any, self: Any, min: Any, max: Any) -> Any:  # noqa: A002
+    """clamp_backward_min_max, the max part: self > max (or max < min when both are given)."""
+    mask = self > max
+    if min is not None:
+        mask = mask.logical_or(max < min)
+    return fit(where_zero(mask, grad), max.shape, max.dtype)
+
+
+# ---- activations ---------------------------------------------------------------------------------------
+def gelu_backward(grad: Any, self: Any, approximate: str) -> Any:
+    """gelu_backward, written with differentiable operators (PyTorch's GeluKernel formulas)."""
+    if approximate == "tanh":
+        x_sq = self * self
+        inner = (self + x_sq * self * _GELU_KAPPA) * _SQRT_2_OVER_PI
+        t = inner.tanh()
+        left_d = (t + 1) * 0.5
+        right_d = self * 0.5 * (1 - t * t) * ((x_sq * (3 * _GELU_KAPPA) + 1) * _SQRT_2_OVER_PI)
+        return grad * (left_d + right_d)
+    cdf = ((self * math.sqrt(0.5)).erf() + 1) * 0.5
+    pdf = (self * self * -0.5).exp() * _INV_SQRT_2PI
+    return grad * (cdf + self * pdf)
+
+
+def silu_backward(grad: Any, self: Any) -> Any:
+    """infinitely_differentiable_silu_backward."""
+    s = self.sigmoid()
+    return grad * s * (1 + self * (1 - s))
+
+
+def logit_backward(grad: Any, self: Any, eps: Any) -> Any:
+    """infinitely_differentiable_logit_backward: 0 outside [eps, 1 - eps]; NaN outside [0, 1] without eps."""
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    inside = (self >= lo).logical_and(self <= hi)
+    return (grad / (self * (1 - self))).masked_fill(inside.logical_not(), math.nan if eps is None else 0.0)
+
+
+# ---- fills, copies, conversions ------------------------------------------------------------------------
+def masked_fill_value_backward(grad: Any, mask: Any, dtype: Any) -> Any:
+    """masked_fill_backward: the filled positions' gradients, summed, in the value's dtype."""
+    g = grad.masked_fill(mask.logical_not(), 0).sum()
+    return g if g.dtype == dtype else g.to(dtype)
+
+
+def sum_all_as(grad: Any, dtype: Any) -> Any:
+    """fill_(Tensor value): every element came from the value."""
+    g = grad.sum()
+    return g if g.dtype == dtype else g.to(dtype)
+
+
+def to_copy_backward(grad: Any, dtype: Any, device: Any) -> Any:
+    """_to_copy_backward: the gradient back in the input's dtype and device."""
+    if grad.dtype == dtype and grad.device == device:
+        return grad
+    return grad.to(device=device, dtype=dtype)

@@ -51,8 +51,14 @@ def helpers() -> dict[str, Any]:
     return _helpers
 
 
+# In-place overloads whose functional overload has another name (torchgen matches them by signature).
+_INPLACE_OF = {"pow_.Scalar": "pow.Tensor_Scalar", "pow_.Tensor": "pow.Tensor_Tensor"}
+
+
 def functional_name(name: str) -> str:
     """'add_.Tensor' -> 'add.Tensor' (the entry an in-place variant uses)."""
+    if name in _INPLACE_OF:
+        return _INPLACE_OF[name]
     base, dot, overload = name.partition(".")
     if base.endswith("_") and not base.endswith("__"):
         base = base[:-1]

@@ -217,7 +217,7 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
         node = spec.node_cls(tuple(edges))
         node._needs = needs
         node._out_meta = None
-        node._saved = _save_inputs(spec, b, inplace) if spec.saved_args else {}
+        node._saved = _save_inputs(spec, b, inplace, needs) if spec.saved_args else {}
     result = _redispatch_below(spec, ks, args, kwargs)
     outs = [result] if type(result) is Tensor else _outputs(result)
     node._n_out = len(outs)
@@ -249,11 +249,17 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
     return result
 
 
-def _save_inputs(spec: OpSpec, b: dict, inplace: bool) -> dict:
+def _save_inputs(spec: OpSpec, b: dict, inplace: bool, needs: list) -> dict:
     saved: dict = {}
+    save_for = spec.info.save_for
     for name, kind in spec.saved_args:
         v = b.get(name)
         if kind == "tensor":
+            guard = save_for.get(name)
+            if guard is not None and True not in [needs[i] for i in guard]:
+                # only formulas of inputs that need no gradient read its values: its metadata is enough
+                saved[name] = TensorMeta(v) if v is not None else None
+                continue
             if inplace and name == "self" and spec.info.uses_self:
                 prev = _local.grad_enabled
                 _local.grad_enabled = False
