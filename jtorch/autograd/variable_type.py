@@ -68,8 +68,8 @@ class FormulaNode(Node):
             t = type(v)
             if t is SavedVariable:
                 vals[k] = v.unpack(self)
-            elif t is list and v and type(v[0]) is SavedVariable:
-                vals[k] = [x.unpack(self) for x in v]
+            elif t is list and any(type(x) is SavedVariable for x in v):  # Tensor[] or Tensor?[]
+                vals[k] = [x.unpack(self) if x is not None else None for x in v]
             else:
                 vals[k] = v
         if len(grads) > 1 and None in grads:  # an unused output of a multi-output op: zeros
@@ -219,7 +219,7 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
             elif kind == "meta":
                 saved[name] = TensorMeta(v) if v is not None else None
             elif kind == "list":
-                saved[name] = [SavedVariable(t, False) for t in v]
+                saved[name] = [SavedVariable(t, False) if t is not None else None for t in v]
             else:
                 saved[name] = v
         node._saved = saved
