@@ -239,7 +239,7 @@ def gradient_edge(t: Tensor) -> tuple:
     fn = t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    if t._requires_grad:
+    if t._requires_grad and t._creation_meta != 1:  # a view made in no_grad mode (NO_GRAD_MODE) has no edge
         return (grad_accumulator(t), 0)
     return NO_EDGE
 

@@ -194,7 +194,7 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
             edges.append(e)
             needs.append(e[0] is not None)
     if inplace:
-        check_inplace(b["self"], any(needs))
+        check_inplace(b["self"], any(needs) or b["self"]._requires_grad)
     if not any(needs) or (info is None and not spec.not_implemented):
         return _redispatch_below(spec, ks, args, kwargs)
     if info is None:
