@@ -59,8 +59,9 @@ def _numerical(func: Callable, inputs: tuple, i: int, eps: float) -> list[np.nda
                 flat.fill_(orig)
             cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
         del base
-    nout = len(cols[0]) if cols else len(_outputs(func, inputs))
-    return [np.stack([c[j] for c in cols]) if cols else np.zeros((0, 0)) for j in range(nout)]
+    if not cols:  # an empty input: a (0 x numel_out) Jacobian per output
+        return [np.zeros((0, o.numel())) for o in _outputs(func, inputs)]
+    return [np.stack([c[j] for c in cols]) for j in range(len(cols[0]))]
 
 
 def _analytical(outputs: tuple, inputs: tuple, i: int) -> list[np.ndarray]:

@@ -209,12 +209,9 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
             v = b.get(name)
             if kind == "tensor":
                 if inplace and name == "self" and info.uses_self:
-                    prev = _local.grad_enabled
-                    _local.grad_enabled = False
-                    try:  # original_self: the formula needs self's value before the write
-                        v = v.clone()
-                    finally:
-                        _local.grad_enabled = prev
+                    # original_self: self's value before the write, cloned with its history (as
+                    # VariableType does) so that double backward reaches what self came from
+                    v = v.clone()
                 saved[name] = SavedVariable(v, False) if v is not None else None
             elif kind == "meta":
                 saved[name] = TensorMeta(v) if v is not None else None
