@@ -145,7 +145,7 @@ def test_view_reshape_family(sl: tuple, data: Any) -> None:
     a = distinct(shape)
     op = data.draw(st.sampled_from([
         lambda T, x: x.view(-1) if x.is_contiguous() else x.reshape(-1),
-        lambda T, x: T.ops.aten._unsafe_view(x * 1, (n,)),
+        lambda T, x: T.ops.aten._unsafe_view((x * 1).contiguous(), (n,)),
         lambda T, x: T.ops.aten._reshape_alias(x.contiguous(), (n, 1), (1, 1)),
     ]))
     check(op, [a], layout)
@@ -410,7 +410,7 @@ def _inplace_scenarios(T: Any) -> dict:
     y[1:, ::2] *= 3
     y.unsqueeze(0)[0, :, 1:].transpose(0, 1)[2].add_(v[:3])
     (y * y).sum().backward()
-    out["setitem"] = (g(x), g(v), y.grad_fn.name().rpartition(":")[2])
+    out["setitem"] = (g(x), g(v), y.grad_fn.name())
     x = new()
     y = x * 1
     with T.no_grad():
