@@ -171,6 +171,17 @@ def test_as_strided(sl: tuple, data: Any) -> None:
     check(data.draw(st.sampled_from(cases)), [a], layout)
 
 
+@pytest.mark.parametrize("case", range(3))
+def test_as_strided_views_and_overlapping_inputs(case: int) -> None:
+    """An input that is a view with a storage offset, and one that overlaps itself (expand)."""
+    f, shape, gradgrad = [
+        (lambda T, x: (x * 1)[1:].as_strided((2, 2), (2, 1), 2), (6,), True),
+        (lambda T, x: (x * 1)[2:].as_strided((3,), (1,), 2), (6,), True),
+        (lambda T, x: x.expand(3, 4).as_strided((2, 2), (1, 1), 0), (4,), False),
+    ][case]
+    check(f, [distinct(shape)], gradgrad=gradgrad)
+
+
 @SETTINGS
 @given(sl=shape_layout(min_dims=1), data=st.data())
 def test_multi_output_views(sl: tuple, data: Any) -> None:

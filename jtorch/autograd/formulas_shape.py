@@ -220,11 +220,11 @@ def scatter_reduce_backward(grad: Any, self: Any, dim: int, index: Any, src: Any
     return grad_self, grad_src
 
 
-def as_strided_backward(grad: Any, self: Any, size: Sequence[int], stride: Sequence[int],
-                        storage_offset: Any) -> Any:
+def as_strided_backward(grad: Any, in_size: Sequence[int], in_stride: Sequence[int], in_off: int,
+                        size: Sequence[int], stride: Sequence[int], storage_offset: Any) -> Any:
     """Scatter-add grad into a flat buffer standing for the storage, read the input's geometry back
     (an input that overlaps itself gets each storage element's gradient divided among its aliases)."""
-    in_size, in_stride, in_off = tuple(self.shape), tuple(self.stride()), self.storage_offset()
+    in_size, in_stride = tuple(in_size), tuple(in_stride)
     out_off = in_off if storage_offset is None else storage_offset
     size, stride = tuple(size), tuple(stride)
     base = min(in_off, out_off)

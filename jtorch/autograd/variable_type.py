@@ -28,10 +28,17 @@ _BELOW_VIEW = int(autograd_dispatch_keyset_with_ADInplaceOrView)
 class TensorMeta:
     """A saved tensor the formulas only ask for its shape, dtype or device (torchgen's self_sym_sizes)."""
 
-    __slots__ = ("shape", "dtype", "device")
+    __slots__ = ("shape", "dtype", "device", "_stride", "_offset")
 
     def __init__(self, t: Tensor) -> None:
         self.shape, self.dtype, self.device = t.shape, t.dtype, t._device
+        self._stride, self._offset = t._stride, t._offset  # TensorGeometry (as_strided's backward)
+
+    def stride(self, dim: int | None = None) -> Any:
+        return self._stride if dim is None else self._stride[dim]
+
+    def storage_offset(self) -> int:
+        return self._offset
 
     @property
     def ndim(self) -> int:
