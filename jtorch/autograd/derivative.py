@@ -19,7 +19,7 @@ from ..schema import FunctionSchema
 
 # A tensor used only through these is saved as metadata (torchgen saves `self_sym_sizes` the same way).
 _META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "size", "dim", "numel", "is_complex",
-                         "is_floating_point"})
+                         "is_floating_point", "stride", "storage_offset"})
 
 
 @dataclass(frozen=True)

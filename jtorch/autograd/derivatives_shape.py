@@ -1,16 +1,70 @@
-"""Derivatives of views, shape operators, indexing, joining, gather/scatter, sorting values: part of the table in derivatives.py (see its doc)."""
+"""Derivatives of views, shape operators, indexing, joining, gather/scatter, sorting values: part of the table in derivatives.py (see its doc).
+
+In derivatives.yaml's order, so that the per-name node counters match PyTorch's (SqueezeBackward0/1/2,
+ScatterBackward0/1, SortBackward0/1, IndexFillBackward0/1, MaskedFillBackward0/1). Operators jtorch
+declares CompositeImplicitAutograd (reshape, split.sizes, chunk, stack, diag, roll, rot90, tile,
+index_fill, masked_scatter, masked_fill.Tensor, ...) have no entry: they differentiate through
+their decomposition (the functional index_fill / masked_scatter decompose into clone + the
+in-place variant, which uses the entry below and gets PyTorch's node name).
+"""
 from __future__ import annotations
 
 from .derivative import D
 
 ENTRIES = [
+    D("alias", self="grad"),
+    D("as_strided", self="as_strided_backward(grad, self.shape, self.stride(), self.storage_offset(), size, stride, "
+                         "storage_offset)"),
+    D("cat", tensors="cat_tensors_backward(grad, tensors, dim)"),
+    D("diag_embed", self="grad.diagonal(offset, dim1, dim2)"),
+    D("diagonal", self="diagonal_backward(grad, self.shape, offset, dim1, dim2)"),
     D("expand", self="sum_to(grad, self.shape)"),
+    D("gather", self="gather_backward(grad, self.shape, dim, index)"),
+    D("index.Tensor", self="index_backward(grad, self.shape, indices)"),
+    D("index_add", self="grad", source="maybe_multiply(index_source_backward(grad, dim, index, source), alpha)"),
+    D("index_copy", self="grad.index_fill(dim, index, 0)", source="index_source_backward(grad, dim, index, source)"),
+    D("index_fill.int_Scalar", self="grad.index_fill(dim, index, 0)"),
+    D("index_fill.int_Tensor", self="grad.index_fill(dim, index, 0)",
+      value="index_fill_value_backward(grad, dim, index).to(value.dtype)"),
+    D("index_put", self="grad if accumulate else grad.index_put(indices, grad.new_zeros(values.shape), False)",
+      values="index_put_values_backward(grad, indices, values.shape)"),
+    D("index_select", self="index_select_backward(grad, self.shape, dim, index)"),
+    D("masked_scatter", self="grad.masked_fill(mask, 0)", source="masked_scatter_backward(grad, mask, source.shape)"),
+    D("masked_select", self="masked_select_backward(grad, self.shape, mask)"),
     D("permute", self="grad.permute(inverse_permutation(dims))"),
+    D("put", self="grad if accumulate else grad.put(index, grad.new_zeros(source.shape), False)",
+      source="grad.take(index).reshape(source.shape)"),
+    D("repeat", self="repeat_backward(grad, repeats, self.shape)"),
+    D("_reshape_alias", self="grad.reshape(self.shape)"),
+    D("scatter.src", self="grad.scatter(dim, index, 0)", src="grad.gather(dim, index)"),
+    D("scatter.value", self="grad.scatter(dim, index, 0)"),
+    D("scatter_add", self="grad", src="grad.gather(dim, index)"),
     D("select.int", self="select_backward(grad, self.shape, dim, index)"),
+    D("slice.Tensor", self="slice_backward_wrapper(grad, self.shape, dim, start, end, step)"),
+    D("sort", self="value_selecting_reduction_backward(grad, dim, indices, self.shape, True)",
+      output_differentiability=[True, False]),
+    D("sort.stable", self="value_selecting_reduction_backward(grad, dim, indices, self.shape, True)",
+      output_differentiability=[True, False]),
+    D("split.Tensor", self="split_backward(grads, split_size, dim, self.shape)"),
+    D("split_with_sizes", self="split_with_sizes_backward(grads, split_sizes, dim, self.shape)"),
+    D("squeeze", self="unsqueeze_to(grad, self.shape)"),
+    D("squeeze.dim", self="unsqueeze_to(grad, dim, self.shape)"),
+    D("squeeze.dims", self="unsqueeze_to(grad, dim, self.shape)"),
     D("t", self="grad.t()"),
+    D("flip", self="grad.flip(dims)"),
+    D("take", self="take_backward(grad, self.shape, index)"),
+    D("topk", self="value_selecting_reduction_backward(grad, dim, indices, self.shape, True)",
+      output_differentiability=[True, False]),
     D("transpose.int", self="grad.transpose(dim0, dim1)"),
+    D("tril", self="grad.tril(diagonal)"),
+    D("triu", self="grad.triu(diagonal)"),
+    D("_unsafe_view", self="grad.reshape(self.shape)"),
     D("unsqueeze", self="grad.squeeze(dim)"),
     D("view", self="grad.reshape(self.shape)"),
+    D("view.dtype", output_differentiability=[False]),
+    D("unbind.int", self="unbind_backward(grads, dim)"),
+    D("scatter_reduce.two",
+      **{"self, src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)"}),
 ]
 
 NON_DIFFERENTIABLE: frozenset = frozenset()

@@ -59,7 +59,7 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
     # compute_dependencies: one DFS over next_functions, counting edges into each node
     deps: dict[Node, int] = {}
     seen = set()
-    stack = [n for n, _ in roots if n is not None]
+    stack = list(dict.fromkeys(n for n, _ in roots if n is not None))  # two outputs of one node: one root
     for n in stack:
         seen.add(n)
     order = []

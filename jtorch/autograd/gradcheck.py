@@ -136,10 +136,11 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
 
     def first_order(*args: Any) -> tuple:
         ins, gos = args[:n_in], args[n_in:]
-        outs = _outputs(func, ins)
-        d = [ins[i] for i in diff]
-        grads = _grad([o for o in outs if o.requires_grad], d, [g for o, g in zip(outs, gos) if o.requires_grad],
-                      create_graph=True, allow_unused=True)
+        with enable_grad():  # also under the numerical probes' no_grad: the gradients are the outputs here
+            outs = _outputs(func, ins)
+            d = [ins[i] for i in diff]
+            grads = _grad([o for o in outs if o.requires_grad], d,
+                          [g for o, g in zip(outs, gos) if o.requires_grad], create_graph=True, allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_order, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,

@@ -241,7 +241,7 @@ def gradient_edge(t: Tensor) -> tuple:
     fn = t.grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    if t._requires_grad:
+    if t._requires_grad and t._creation_meta != 1:  # a view made in no_grad mode (NO_GRAD_MODE) has no edge
         acc = t._grad_accumulator
         return (acc if acc is not None else grad_accumulator(t), 0)
     return NO_EDGE

@@ -29,10 +29,17 @@ _BELOW_VIEW = int(autograd_dispatch_keyset_with_ADInplaceOrView)
 class TensorMeta:
     """A saved tensor the formulas only ask for its shape, dtype or device (torchgen's self_sym_sizes)."""
 
-    __slots__ = ("shape", "dtype", "device")
+    __slots__ = ("shape", "dtype", "device", "_stride", "_offset")
 
     def __init__(self, t: Tensor) -> None:
         self.shape, self.dtype, self.device = t.shape, t.dtype, t._device
+        self._stride, self._offset = t._stride, t._offset  # TensorGeometry (as_strided's backward)
+
+    def stride(self, dim: int | None = None) -> Any:
+        return self._stride if dim is None else self._stride[dim]
+
+    def storage_offset(self) -> int:
+        return self._offset
 
     @property
     def ndim(self) -> int:
@@ -69,8 +76,8 @@ class FormulaNode(Node):
             t = type(v)
             if t is SavedVariable:
                 vals[k] = v.unpack(self)
-            elif t is list and v and type(v[0]) is SavedVariable:
-                vals[k] = [x.unpack(self) for x in v]
+            elif t is list and any(type(x) is SavedVariable for x in v):  # Tensor[] or Tensor?[]
+                vals[k] = [x.unpack(self) if x is not None else None for x in v]
             else:
                 vals[k] = v
         if len(grads) > 1 and None in grads:  # an unused output of a multi-output op: zeros
@@ -207,7 +214,7 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
             edges.append(NO_EDGE)
             needs.append(False)
     if inplace:
-        check_inplace(b["self"], True in needs)
+        check_inplace(b["self"], True in needs or b["self"]._requires_grad)
     if True not in needs or (info is None and not spec.not_implemented):
         return _redispatch_below(spec, ks, args, kwargs)
     if info is None:
@@ -261,17 +268,14 @@ def _save_inputs(spec: OpSpec, b: dict, inplace: bool, needs: list) -> dict:
                 saved[name] = TensorMeta(v) if v is not None else None
                 continue
             if inplace and name == "self" and spec.info.uses_self:
-                prev = _local.grad_enabled
-                _local.grad_enabled = False
-                try:  # original_self: the formula needs self's value before the write
-                    v = v.clone()
-                finally:
-                    _local.grad_enabled = prev
+                # original_self: self's value before the write, cloned with its history (as
+                # VariableType does) so that double backward reaches what self came from
+                v = v.clone()
             saved[name] = SavedVariable(v, False) if v is not None else None
         elif kind == "meta":
             saved[name] = TensorMeta(v) if v is not None else None
         elif kind == "list":
-            saved[name] = [SavedVariable(t, False) for t in v]
+            saved[name] = [SavedVariable(t, False) if t is not None else None for t in v]
         else:
             saved[name] = v
     return saved

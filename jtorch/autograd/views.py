@@ -51,6 +51,9 @@ class CopySlices(Node):
         self._released = True
         self.fn.release()
 
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # torch's name for this C++ node
+
 
 def rebase_history(self: Tensor, node: Node) -> None:
     """Give the written tensor its new history: the in-place node, or through CopySlices for a view."""

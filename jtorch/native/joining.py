@@ -161,7 +161,9 @@ for _name in ("concat", "concatenate"):  # aliases of cat
 
 # ---- stack and friends -------------------------------------------------------------------------------
 def _unsqueezed(t: Tensor, dim: int) -> Tensor:
-    """t.unsqueeze(dim) as a view (metadata only)."""
+    """t.unsqueeze(dim) as a view (metadata only; through the dispatcher when t has history to record)."""
+    if t._requires_grad:
+        return aten("unsqueeze")(t, dim)
     st = t._stride[dim] * t._size[dim] if dim < len(t._size) else 1
     return Tensor._make(t._storage, t._size[:dim] + (1,) + t._size[dim:], t._stride[:dim] + (st,) + t._stride[dim:],
                         t._offset, t.dtype, t._device, t._vc, t if t._base is None else t._base)

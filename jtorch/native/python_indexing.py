@@ -95,7 +95,7 @@ def _apply_select(self: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
 def _apply_slice(self: Tensor, dim: int, start: int, stop: int, step: int, disable_slice_optimization: bool) -> Tensor:
     if step <= 0:
         raise ValueError("step must be greater than zero")
-    if not disable_slice_optimization and start == 0 and step == 1 and dim < len(self._size) and stop == self._size[dim]:
+    if not disable_slice_optimization and start == 0 and step == 1 and dim < len(self._size) and stop >= self._size[dim]:
         return self
     return _op("slice.Tensor")(self, dim, start, stop, step)
 

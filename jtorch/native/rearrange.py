@@ -226,7 +226,10 @@ def roll(self: Tensor, shifts: Sequence[int], dims: Sequence[int] = ()) -> Tenso
 
 
 def _transposed(t: Tensor, d0: int, d1: int) -> Tensor:
-    """t.transpose_(d0, d1) of a fresh result: its own geometry swapped."""
+    """t.transpose_(d0, d1) of a fresh result: its own geometry swapped (a transpose view when t has
+    history, which a geometry change behind autograd's back would corrupt)."""
+    if t._requires_grad:
+        return aten("transpose.int")(t, d0, d1)
     size, stride = list(t._size), list(t._stride)
     size[d0], size[d1] = size[d1], size[d0]
     stride[d0], stride[d1] = stride[d1], stride[d0]

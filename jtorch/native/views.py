@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 
 from .. import dtypes as _dt
 from .._enums import contiguous_format
-from ..geometry import numel as _numel, shape_str as _fmt, wrap_dim
+from ..geometry import is_contiguous, numel as _numel, shape_str as _fmt, wrap_dim
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
 from .registry import by_name, declare
@@ -235,8 +235,8 @@ def reshape_kernel(self: Tensor, shape: Sequence[int]) -> Tensor:
     """A view when computeStride finds strides for the new shape, else a contiguous copy."""
     size = resolve_inferred_dim(shape, _numel(self._size))
     stride = compute_stride(self._size, self._stride, size)
-    if stride is not None:
-        return _reshape_alias.op(self, size, stride)
+    if stride is not None:  # torch: a contiguous tensor is view()ed (ViewBackward0), others _reshape_alias
+        return view.op(self, size) if is_contiguous(self._size, self._stride) else _reshape_alias.op(self, size, stride)
     copy = by_name["clone"].op(self, memory_format=contiguous_format)
     return _unsafe_view.op(copy, size)
 

@@ -45,7 +45,7 @@ def cat(out: Any, tensors: Sequence[Any], dim: int) -> bool:
     col = c0 = 0
     last = len(tensors) - 1
     for i, t in enumerate(tensors):
-        w = t._size[dim] * inner
+        w = t._size[dim] * inner if dim < len(t._size) else 0  # a legacy empty 1-d input adds nothing
         if w:
             if not srcs:
                 c0 = col
