@@ -184,7 +184,7 @@ def test_in_place_on_a_view_rebuilds_history_with_copy_slices():
     x = leaf([1.0, 2.0, 3.0, 4.0])
     y = x.clone()
     y[1:3].mul_(5)
-    assert y.grad_fn.name() == "CopySlices"
+    assert y.grad_fn.name() == "torch::autograd::CopySlices"  # torch 2.13 names it so
     (y * y).sum().backward()
     xv = np.array([1.0, 2.0, 3.0, 4.0])
     scale = np.array([1, 5, 5, 1.0])
