@@ -146,6 +146,7 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
                 if d == 0:
                     heapq.heappush(heap, (-nf._sequence_nr, id(nf), nf))
             del gout
+            g = None  # the last gradient passed on: AccumulateGrad may steal it only if nothing else holds it
     finally:
         _local.grad_enabled = prev_grad
     if captured is None:
