@@ -11,19 +11,25 @@ from .grad_mode import (  # noqa: F401
 )
 from . import api as _api
 from . import graph  # noqa: F401
-from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
-from .function import Function  # noqa: F401
-from . import function  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (functions shadowing their module, as in torch)
 
 _api.install()
 del _api
 
 
-def __getattr__(name: str) -> object:
-    """`autograd.functional` and `autograd.profiler` are front-end modules (they call generated
-    bindings / the dispatcher's observers): imported on first use, not by this layer."""
-    if name in ("functional", "profiler"):
-        import importlib
+_LAZY = {"Function": "function", "function": "function", "once_differentiable": "function",
+         "functional": "functional", "profiler": "profiler"}
 
-        return importlib.import_module("." + name, __name__)
-    raise AttributeError(f"module 'jtorch.autograd' has no attribute '{name}'")
+
+def __getattr__(name: str) -> object:
+    """Imported on first use, so that `import jtorch` stays small: custom Functions, and the front-end modules `autograd.functional` and `autograd.profiler` (they call generated
+    bindings / the dispatcher's observers, which this layer may not import)."""
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'jtorch.autograd' has no attribute '{name}'")
+    import importlib
+
+    m = importlib.import_module("." + mod, __name__)
+    value = m if name == mod and name in ("function", "functional", "profiler") else getattr(m, name)
+    globals()[name] = value
+    return value

@@ -12,15 +12,16 @@ from ..geometry import wrap_dim
 
 
 def sum_to(grad: Any, shape: Sequence[int]) -> Any:
-    """at::sum_to: sum the broadcast dimensions away so the gradient has the input's shape."""
+    """at::sum_to: sum the broadcast dimensions away so the gradient has the input's shape. Sums
+    only, no reshape, so that double backward needs only sum's formula."""
     shape = tuple(shape)
     if tuple(grad.shape) == shape:
         return grad
     lead = grad.dim() - len(shape)
-    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1]
-    if dims:
-        grad = grad.sum(dims, keepdim=True)
-    return grad.reshape(shape) if lead or tuple(grad.shape) != shape else grad
+    if lead > 0:
+        grad = grad.sum(list(range(lead)))
+    dims = [i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1]
+    return grad.sum(dims, keepdim=True) if dims else grad
 
 
 def maybe_multiply(t: Any, s: Any) -> Any:
@@ -35,38 +36,9 @@ def conj(t: Any) -> Any:
     return t.conj() if t.is_complex() else t
 
 
-def handle_r_to_c(like: Any, grad: Any) -> Any:
-    """A real input's gradient is the real part of a complex one."""
-    if grad is not None and not like.is_complex() and grad.is_complex():
-        return grad.real
-    return grad
-
-
 def grad_dtype(grad: Any, like: Any) -> Any:
     """The gradient in the input's dtype (validate_outputs casts it the same way)."""
     return grad if grad.dtype == like.dtype else grad.to(like.dtype)
-
-
-def unary(grad: Any, self: Any, factor: Any) -> Any:
-    """grad * f'(x), cast to the input's dtype."""
-    return grad_dtype(grad * factor, self)
-
-
-def mul_tensor_backward(grad: Any, other: Any, self: Any) -> Any:
-    out = grad * conj(other)
-    return handle_r_to_c(self, sum_to(out, self.shape) if hasattr(self, "shape") else out)
-
-
-def div_tensor_self_backward(grad: Any, other: Any, self: Any, rounding_mode: Any = None) -> Any:
-    if rounding_mode is not None:
-        return grad.new_zeros(self.shape).to(self.dtype)
-    return handle_r_to_c(self, sum_to(grad / conj(other), self.shape))
-
-
-def div_tensor_other_backward(grad: Any, self: Any, other: Any, rounding_mode: Any = None) -> Any:
-    if rounding_mode is not None:
-        return grad.new_zeros(other.shape).to(other.dtype)
-    return handle_r_to_c(other, sum_to(-grad * conj(self / other / other), other.shape))
 
 
 def unsqueeze_multiple(t: Any, dims: Sequence[int], ndim: int) -> Any:
@@ -112,14 +84,6 @@ def mm_mat2_backward(grad: Any, mat1: Any, self: Any) -> Any:
 
 def threshold_backward(grad: Any, self: Any, threshold: float) -> Any:
     return grad.masked_fill(self <= threshold, 0)
-
-
-def where_backward_self(condition: Any, grad: Any, self: Any) -> Any:
-    return sum_to(grad.masked_fill(condition.logical_not(), 0), self.shape)
-
-
-def where_backward_other(condition: Any, grad: Any, other: Any) -> Any:
-    return sum_to(grad.masked_fill(condition, 0), other.shape)
 
 
 def zeros_like(t: Any) -> Any:

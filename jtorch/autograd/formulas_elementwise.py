@@ -10,37 +10,24 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from .formulas import sum_to
+
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)  # M_SQRT2 * M_2_SQRTPI * 0.5, gelu's kBeta
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _GELU_KAPPA = 0.044715
 
 
-def reduce_to(g: Any, shape: Sequence[int]) -> Any:
-    """at::sum_to with sums only (no reshape, so that double backward needs only sum's formula)."""
-    shape = tuple(shape)
-    lead = g.dim() - len(shape)
-    if lead > 0:
-        g = g.sum(list(range(lead)))
-    dims = [i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1]
-    return g.sum(dims, keepdim=True) if dims else g
-
-
 def fit(g: Any, shape: Sequence[int], dtype: Any) -> Any:
     """validate_outputs: sum the broadcast dimensions away, then cast to the input's dtype."""
     if tuple(g.shape) != tuple(shape):
-        g = reduce_to(g, shape)
+        g = sum_to(g, shape)
     return g if g.dtype == dtype else g.to(dtype)
 
 
 def zeros_grad(grad: Any, shape: Sequence[int], dtype: Any) -> Any:
     """The gradient of a piecewise-constant function (floor, sign, round, div with rounding_mode)."""
     return grad.new_zeros(tuple(shape)).to(dtype)
-
-
-def scaled(grad: Any, s: Any) -> Any:
-    """maybe_multiply: grad * s, skipping the multiplication by 1."""
-    return grad if (not hasattr(s, "dim") and s == 1) else grad * s
 
 
 def where_zero(mask: Any, grad: Any) -> Any:
