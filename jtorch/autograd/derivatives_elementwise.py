@@ -119,7 +119,9 @@ ENTRIES = [
     D("where.self", self="fit(where_zero(condition, grad), self.shape, self.dtype)",
       other="fit(grad.masked_fill(condition, 0), other.shape, other.dtype)"),
     D("zero_", self="grad.new_zeros(grad.shape)"),
-    D("relu", self="threshold_backward(grad, result, 0)"),
+    D("relu", self="aten.threshold_backward(grad, result, 0)"),
+    D("threshold_backward", grad_output="aten.threshold_backward(grad, self, threshold)",
+      self="zeros_grad(grad, self.shape, self.dtype)"),
     D("silu", self="silu_backward(grad, self)"),
     D("gelu", self="gelu_backward(grad, self, approximate)"),
 ]

@@ -82,10 +82,6 @@ def mm_mat2_backward(grad: Any, mat1: Any, self: Any) -> Any:
     return grad_dtype((mat1.mH if mat1.is_complex() else mat1.t()).mm(grad), self)
 
 
-def threshold_backward(grad: Any, self: Any, threshold: float) -> Any:
-    return grad.masked_fill(self <= threshold, 0)
-
-
 def zeros_like(t: Any) -> Any:
     return t.new_zeros(t.shape)
 

@@ -15,6 +15,9 @@ from .derivative import Derivative, DifferentiabilityInfo, analyze
 _table: dict[str, tuple[Derivative, str]] | None = None
 _infos: dict[str, DifferentiabilityInfo] = {}
 _helpers: dict[str, Any] | None = None
+# Names the layers above provide to the formulas: `aten` (jtorch.ops.aten), so that a formula can call
+# an operator that has no Tensor method, as PyTorch's formulas call at::threshold_backward.
+provided: dict[str, Any] = {}
 
 
 def camel_case(base: str) -> str:
@@ -45,7 +48,7 @@ def helpers() -> dict[str, Any]:
     if _helpers is None:
         from . import formulas, formulas_elementwise, formulas_reductions, formulas_shape
 
-        _helpers = {}
+        _helpers = dict(provided)
         for m in (formulas, formulas_elementwise, formulas_reductions, formulas_shape):
             _helpers.update((k, v) for k, v in vars(m).items() if not k.startswith("__"))
     return _helpers

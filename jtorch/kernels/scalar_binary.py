@@ -381,3 +381,8 @@ def bitwise_xor(self, other):
 def where(self, other, condition):
     # operands in this order so that the iterator's first input (self) carries the result dtype
     return self if condition else other
+
+
+def threshold_backward(grad_output, self, threshold):
+    # relu's and threshold's backward: the gradient passes only where self > threshold
+    return jmath.like(grad_output, 0) if self <= threshold else grad_output

@@ -292,6 +292,14 @@ fmax = _binary("fmax", s.fmax, inplace=False, numbers_as_tensors=False, prepare=
 fmin = _binary("fmin", s.fmin, inplace=False, numbers_as_tensors=False, prepare=_no_complex_inputs("fmin"))
 
 
+# ---- threshold_backward: relu's backward as one loop (torch's aten::threshold_backward) -----------------
+threshold_backward = elementwise(
+    "threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) "
+    "-> Tensor(a!)",
+    functional="threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor",
+    config=BINARY_OP, scalar=s.threshold_backward, numbers_as_tensors=False, variants="function")
+
+
 # ---- lerp ---------------------------------------------------------------------------------------------
 def _lerp_check(*names: str) -> Callable[[list, dict, int, Any], list]:
     """lerp's meta: `end` (and a tensor `weight`) must have self's dtype."""

@@ -290,6 +290,10 @@ def _register_autograd(nf: NativeFunction, parsed: FunctionSchema, deferred: lis
     operator that does not differentiate through a CompositeImplicitAutograd decomposition)."""
     from ..autograd import inplace_or_view, load, variable_type
 
+    if "aten" not in load.provided:
+        from .._ops import ops
+
+        load.provided["aten"] = ops.aten
     get_op = lambda: nf.op  # noqa: E731 - looked up on first call: the handle exists after the def
     if inplace_or_view.needs_kernel(parsed):
         _register_impl(nf, "ADInplaceOrView", inplace_or_view.inplace_or_view_kernel(parsed, get_op), nf.site,
