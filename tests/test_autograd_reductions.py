@@ -4,8 +4,7 @@ hypothesis-drawn small shapes (0-dim, size-1, negative dims, keepdim both ways, 
 leaves), ties for max/amax, zeros for prod/cumprod/norm, and gradients and node names against torch.
 
 Some double backwards (and the CompositeImplicitAutograd matrix products) go through operators whose
-entries live in the other parts of the table (scatter, flip, sign, pow, views): those checks skip,
-naming the missing entries, until those parts are present.
+entries live in the other parts of the table (scatter, flip, sign, pow, views): `needs` names them.
 """
 from __future__ import annotations
 
@@ -31,10 +30,9 @@ INF = math.inf
 
 # ---- helpers ---------------------------------------------------------------------------------------
 def needs(*entries: str) -> None:
-    """Skip when the table lacks entries another part of it provides (named in the reason)."""
+    """The entries of other parts of the table this check goes through (fails, naming them, if absent)."""
     missing = [e for e in entries if e not in table()]
-    if missing:
-        pytest.skip(f"needs the derivative entries {missing} (another part of the table)")
+    assert not missing, f"needs the derivative entries {missing} (another part of the table)"
 
 
 def distinct(shape: Sequence[int], seed: int, lo: float = -2.0) -> np.ndarray:
@@ -137,7 +135,8 @@ def test_dim_reductions(name: str, case: tuple, seed: int) -> None:
             if dims is not None:
                 return
     jf, tf = lib_pair(lambda L, x: fn(L, x, dims, keepdim))
-    grad_grad = not name.startswith(("amax", "amin", "norm_inf")) and all(e in table() for e in gg_needs)
+    needs(*gg_needs)
+    grad_grad = not name.startswith(("amax", "amin", "norm_inf"))
     against_torch(jf, tf, [distinct(shape, seed)], [layout], grad_grad=grad_grad)
 
 
@@ -255,7 +254,8 @@ def test_scans_and_softmax(name: str, case: tuple, seed: int, zeros: bool) -> No
         a.reshape(-1)[np.random.default_rng(seed).integers(0, a.size, 2)] = 0.0
     d = dims[0]
     jf, tf = lib_pair(lambda L, x: fn(L, x, d))
-    against_torch(jf, tf, [a], [layout], grad_grad=all(e in table() for e in gg_needs))
+    needs(*gg_needs)
+    against_torch(jf, tf, [a], [layout], grad_grad=True)
 
 
 def test_cumprod_zero_patterns() -> None:
@@ -311,10 +311,9 @@ def test_matrix_products() -> None:
     ]
     # mv's and addmv's formulas call ger (CompositeImplicitAutograd: outer through views)
     # and a broadcast self's gradient is summed and reshaped (sum_to): both need the view entries
-    views = all(e in table() for e in ("_reshape_alias", "view", "unsqueeze"))
-    for i, (fn, arrays, layouts) in enumerate(cases):
-        against_torch(*lib_pair(fn), arrays, [lay or "contiguous" for lay in layouts],
-                      grad_grad=i not in (2, 5, 6, 7) or views)
+    needs("_reshape_alias", "view", "unsqueeze")
+    for fn, arrays, layouts in cases:
+        against_torch(*lib_pair(fn), arrays, [lay or "contiguous" for lay in layouts], grad_grad=True)
 
 
 def test_inplace_variants_use_the_functional_entry() -> None:
