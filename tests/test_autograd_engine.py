@@ -382,3 +382,20 @@ def test_gradient_is_not_shared_between_leaves():
     (a + b).sum().backward()
     a.grad.add_(5)
     assert b.grad.item() == 1.0
+
+
+def test_view_history_follows_later_writes_to_its_base():
+    """A view made before its base (or another view of it) was written in place regenerates its
+    history from the base, as torch's does (torch's node is AsStridedBackward0)."""
+    x = leaf([1.0, 1.0, 1.0])
+    a = x * 1
+    v = a[0:2]
+    a.mul_(2)
+    v.sum().backward()
+    np.testing.assert_allclose(grad_of(x), [2.0, 2.0, 0.0])
+    x.grad = None
+    a = x * 1
+    v, w = a[0:2], a[1:3]
+    w.mul_(3)
+    (v * 1).sum().backward()
+    np.testing.assert_allclose(grad_of(x), [1.0, 3.0, 0.0])

@@ -83,12 +83,14 @@ def inplace_or_view_kernel(schema: FunctionSchema, get_op: Callable[[], Any]) ->
         if type(result) is Tensor:
             if result._base is not None:
                 result._view_fn = (op, rest, kwargs, parent, None)
+                result._view_version = result._vc.value
                 if no_grad:  # requires grad through its base, as torch's view does (but has no edge)
                     result._creation_meta, result._requires_grad = NO_GRAD_MODE, True
         else:
             for i, t in enumerate(result):
                 if t._base is not None:
                     t._view_fn = (op, rest, kwargs, parent, i)
+                    t._view_version = t._vc.value
                     if no_grad:  # requires grad through its base, as torch's view does (but has no edge)
                         t._creation_meta, t._requires_grad = NO_GRAD_MODE, True
         return result

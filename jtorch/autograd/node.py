@@ -239,6 +239,10 @@ def grad_accumulator(t: Tensor) -> AccumulateGrad:
 def gradient_edge(t: Tensor) -> tuple:
     """Where t's gradient goes: (grad_fn, output_nr), (AccumulateGrad, 0) for a leaf, or no edge."""
     fn = t.grad_fn
+    if t._base is not None and t._view_version != t._vc.value and t._view_fn is not None:
+        from .views import regenerate_grad_fn  # a view whose base was written since: its history is stale
+
+        fn = regenerate_grad_fn(t)
     if fn is not None:
         return (fn, t._output_nr)
     if t._requires_grad and t._creation_meta != 1:  # a view made in no_grad mode (NO_GRAD_MODE) has no edge

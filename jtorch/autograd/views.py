@@ -70,3 +70,22 @@ def rebase_history(self: Tensor, node: Node) -> None:
     finally:
         _local.grad_enabled = prev
     self.grad_fn, self._output_nr, self._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
+    self._view_version = self._vc.value
+
+
+def regenerate_grad_fn(view: Tensor) -> "Node | None":
+    """A view's history after its base (or another view of it) was written in place: the view's
+    operators replayed on the base, whose history now includes the write (torch regenerates it as
+    AsStridedBackward0; replaying keeps the view's own node, SliceBackward0 for a slice)."""
+    view._view_version = view._vc.value
+    base = view._base
+    if not base._requires_grad:
+        return view.grad_fn
+    prev = _local.grad_enabled
+    _local.grad_enabled = True
+    try:
+        regenerated = replay_view(view._view_fn, base)
+    finally:
+        _local.grad_enabled = prev
+    view.grad_fn, view._output_nr, view._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
+    return view.grad_fn
