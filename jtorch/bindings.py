@@ -366,10 +366,12 @@ _AS_IS = {"Tensor": "isinstance({v}, _Tensor)", "int": "type({v}) is int", "SymI
           "float": "type({v}) is float", "bool": "type({v}) is bool", "Scalar": "type({v}) in _NUMBERS"}
 
 
-def _direct_call(sig: Signature, method: bool) -> list[str]:
+def _direct_call(sig: Signature, method: bool, index: int = 0) -> list[str]:
     """The common call as one line: the first signature's required arguments given positionally,
     each of a type that needs no conversion, everything else at its default, calls the operator
-    directly (what the full parse would do, as the first signature is tried first)."""
+    directly (what the full parse would do, as the first signature is tried first). `index` > 0:
+    the first signature that takes no required argument, for a call with none (`x.sum()`): every
+    signature before it needs one, so the full parse would come to it too."""
     if _varargs_index(sig) is not None or len(sig.nf.func.returns) > 1:  # several returns: a wrapped tuple
         return []
     required = [p for p in sig.params if not p.has_default]
@@ -394,7 +396,7 @@ def _direct_call(sig: Signature, method: bool) -> list[str]:
         args.append("self" if method and a.name == "self" else given.get(a.name, "None"))
     call = ", ".join(args)
     cond = " and ".join(["not kwargs", f"len(args) == {len(required)}"] + tests)
-    lines = [f"    if {cond}:", f"        return _op0({call})"]
+    lines = [f"    if {cond}:", f"        return _op{index}({call})"]
     # `t * 2`: the same call with the one Python number a Tensor parameter accepts, wrapped
     numbers = [j for j, p in enumerate(required) if p.arg.type.base_name == "Tensor"
                and sig.nf.allow_numbers_as_tensors and (method or j > 0)]
@@ -403,7 +405,7 @@ def _direct_call(sig: Signature, method: bool) -> list[str]:
         tests[j] = f"type(args[{j}]) in _NUMBERS"
         call = call.replace(f"args[{j}]", f"_wrap(args[{j}])")
         cond = " and ".join(["not kwargs", f"len(args) == {len(required)}"] + tests)
-        lines += [f"    if {cond}:", f"        return _op0({call})"]
+        lines += [f"    if {cond}:", f"        return _op{index}({call})"]
     return lines
 
 
@@ -413,6 +415,9 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
     lines = [f"def {name}({'self, ' if method else ''}*args, **kwargs):"]
     if sigs:
         lines += _direct_call(sigs[0], method)
+        empty = next((i for i, sg in enumerate(sigs) if not any(not p.has_default for p in sg.params)), None)
+        if empty:  # a call without arguments, when the first signature needs some
+            lines += _direct_call(sigs[empty], method, empty)
     lines.append("    err = None")
     for i, sig in enumerate(sigs):
         binder = f"_bind{i}"
