@@ -9,6 +9,9 @@ Rows (targets from the autograd issue):
     squared-error sum): <= 1.5x torch;
   * backward of a chain of 1000 small elementwise ops (4 elements; mul, add, sin in turn; the
     graph is kept with retain_graph and run again each call): <= 5x torch.
+A row passes only if both the median ratio and the best-round ratio meet the target: torch's time
+in the MLP row moves a lot with the state of its thread pool in the round robin (its median was
+2.3x its best in one run), which alone would make a median ratio look better than it is.
 ``python bench/bench_autograd.py`` prints the table for this module alone.
 """
 from __future__ import annotations
@@ -43,6 +46,14 @@ def _case(rows: list, name: str, fns: dict[str, Callable | None], check: Callabl
     row = _row(name, "time", results, target_vs="torch" if has_torch else None, target=target if has_torch else None,
                nbytes=None, extra=extra)
     row["group"] = "autograd"
+    jt, th = results.get("jtorch"), results.get("torch")
+    if jt and th:  # torch's timings vary with its thread pool's state: judge on the best rounds too
+        row["ratio_best"] = jt["min_s"] / th["min_s"]
+        if row.get("status") == "PASS" and row["ratio_best"] > target:
+            row["status"] = "MISS"
+            row["reason"] = (f"median ratio {row['ratio']:.2f}x meets the target, but best rounds give "
+                             f"{row['ratio_best']:.2f}x (torch's median {th['median_s'] * 1e6:.0f} us against its best "
+                             f"{th['min_s'] * 1e6:.0f} us): judged on both")
     rows.append(row)
 
 
