@@ -276,21 +276,29 @@ def _scalar_output(outputs: tuple, is_outputs_tuple: bool, fn: str) -> None:
         raise RuntimeError(f"The Tensor returned by the function given to {fn} should contain a single element")
 
 
+def _scalar_jacobian(func: Callable, inputs: Any, v: Any, create_graph: bool, strict: bool, name: str) -> tuple:
+    """vhp's and hvp's first half (under enable_grad): checked inputs and v, the scalar output and
+    its gradient with a graph, as (is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac)."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
+    inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+    if v is not None:
+        v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, name)
+    elif len(inputs) != 1 or inputs[0].nelement() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
+                           "Tensor with a single element.")
+    is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    _scalar_output(outputs, is_outputs_tuple, name)
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict=strict)
+    return is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac
+
+
 def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """(func(inputs), v^T H) for a scalar func."""
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "vhp")
-        elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
-                               "Tensor with a single element.")
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "vhp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
-        _scalar_output(outputs, is_outputs_tuple, "vhp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_jacobian(
+            func, inputs, v, create_graph, strict, "vhp")
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         res = _fill_in_zeros(_autograd_grad(jac, inputs, v, create_graph=create_graph), inputs, strict, create_graph,
                              "double_back")
@@ -302,18 +310,8 @@ def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     """(func(inputs), H v) for a scalar func, by the double-backward trick."""
     torch = _torch()
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            v = _prepare_v(v, inputs, is_inputs_tuple, create_graph, "hvp")
-        elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
-                               "Tensor with a single element.")
-        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "hvp")
-        _check_requires_grad(outputs, "outputs", strict=strict)
-        _scalar_output(outputs, is_outputs_tuple, "hvp")
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_jacobian(
+            func, inputs, v, create_graph, strict, "hvp")
         grad_jac = tuple(torch.zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
