@@ -27,8 +27,8 @@ _now_us = lambda: time.perf_counter_ns() / 1000.0  # noqa: E731
 _ids = itertools.count()
 
 
-class FunctionEvent:
-    """One operator call or user range: its interval, thread, input shapes and children."""
+class _CpuOnly:
+    """What a CPU-only profile reports for the fields torch fills from devices, memory and flops."""
 
     is_async = False
     is_legacy = False
@@ -41,6 +41,11 @@ class FunctionEvent:
     flops = 0
     overload_name = ""
     use_device = None
+
+
+class FunctionEvent(_CpuOnly):
+    """One operator call or user range: its interval, thread, input shapes and children."""
+
     count = 1
 
     def __init__(self, name: str, thread: int, start_us: float, input_shapes: list | None,
@@ -76,20 +81,9 @@ class FunctionEvent:
                 f"cpu_children={[c.id for c in self.cpu_children]} input_shapes={self.input_shapes}>")
 
 
-class FunctionEventAvg:
+class FunctionEventAvg(_CpuOnly):
     """The events of one key summed up (key_averages' rows)."""
 
-    is_async = False
-    is_legacy = False
-    device_type = "CPU"
-    self_device_time_total = device_time_total = 0.0
-    self_device_memory_usage = device_memory_usage = 0
-    self_cpu_memory_usage = cpu_memory_usage = 0
-    node_id = -1
-    stack = None
-    flops = 0
-    overload_name = ""
-    use_device = None
     cpu_parent = None
     is_user_annotation = False
 
