@@ -200,7 +200,7 @@ class Tensor:
             raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc.value
 
-    def _bump_version(self) -> None:  # noqa: D401
+    def _bump_version(self) -> None:
         self._vc.value += 1
 
     @property

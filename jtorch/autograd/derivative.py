@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import keyword
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 from ..schema import FunctionSchema
@@ -72,6 +73,11 @@ class DifferentiabilityInfo:
     # a tensor argument read by the formulas of these inputs only (positions in `inputs`): saved only
     # when one of them needs a gradient (torchgen's should_compute_output guard; x * 2 keeps no x)
     save_for: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    @cached_property
+    def has_list(self) -> bool:
+        """A TensorList input (cat's tensors): its gradients come back as one list, flattened per tensor."""
+        return any(kind == "list" for _, kind in self.inputs)
 
 
 def _names(expr: str) -> tuple[set[str], set[str]]:

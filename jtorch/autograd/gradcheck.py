@@ -7,7 +7,7 @@ with torch's message: which output and input, then both Jacobians.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -39,7 +39,6 @@ def _numerical(func: Callable, inputs: tuple, i: int, eps: float) -> list[np.nda
     n = x.numel()
     cols: list[list[np.ndarray]] = []
     with no_grad():
-        base = flat.reshape(-1) if flat.is_contiguous() else None
         for k in range(n):
             idx = np.unravel_index(k, tuple(x.shape)) if x.dim() else ()
             orig = float(flat[idx].item()) if x.dim() else float(flat.item())
@@ -58,7 +57,6 @@ def _numerical(func: Callable, inputs: tuple, i: int, eps: float) -> list[np.nda
             else:
                 flat.fill_(orig)
             cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
-        del base
     if not cols:  # an empty input: a 0-row Jacobian per output
         with no_grad():
             return [np.zeros((0, o.numel())) for o in _outputs(func, inputs)]

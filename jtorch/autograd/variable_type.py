@@ -16,6 +16,7 @@ from ..keyset import after_autograd_keyset, autograd_dispatch_keyset, autograd_d
 from ..schema import FunctionSchema, SchemaKind
 from ..tensor import Tensor
 from .derivative import DifferentiabilityInfo
+from .inplace_or_view import is_view_op
 from .node import FREED, NO_EDGE, Node, NotImplemented, SavedVariable, gradient_edge
 from .views import MULTI_OUTPUT_NODE, NO_GRAD_MODE, rebase_history
 
@@ -119,7 +120,6 @@ def _zeros(meta: tuple) -> Tensor:
 
 
 def node_class(info: DifferentiabilityInfo) -> type:
-    info.has_list = any(k == "list" for _, k in info.inputs)  # type: ignore[attr-defined]
     return type(info.node_name, (FormulaNode,), {"__slots__": (), "_info": info, "__module__": "jtorch.autograd"})
 
 
@@ -138,7 +138,7 @@ class OpSpec:
                             for a in args if a.type.is_tensor_like()]
         self.not_implemented = not_implemented
         self.node_cls = node_class(info) if info is not None else None
-        self.is_view = any(r.annotation is not None and not r.annotation.is_write for r in schema.returns)
+        self.is_view = is_view_op(schema)
         self.multi_output = len(schema.returns) > 1 or (schema.returns and schema.returns[0].type.is_list())
         self.is_out = self.kind == SchemaKind.out
         self.inplace = self.kind == SchemaKind.inplace
