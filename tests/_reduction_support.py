@@ -157,6 +157,16 @@ def torch_or_none() -> Any:
     return torch
 
 
+def check_same_error_as_torch(call: Callable[[Any], Any]) -> None:
+    """call(jtorch) raises what call(torch) raises: the same type and text (torch required)."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as want:
+        call(torch)
+    with pytest.raises(type(want.value)) as got:
+        call(jtorch)
+    assert str(got.value) == str(want.value)
+
+
 def check_error(fn: Callable[[Any], Any], exc: type, text: str) -> None:
     """fn(jtorch) raises exc with exactly `text`; fn(torch), where installed, raises the same."""
     with pytest.raises(exc) as e:
