@@ -10,8 +10,11 @@ from ._ops import ops  # noqa: F401
 from . import _default_fallbacks  # noqa: F401,E402  (registers PyTorch's start-up fallbacks)
 from .kernels.cpu import backend as _cpu_backend  # noqa: E402
 
+from .kernels.cuda import backend as _cuda_backend  # noqa: E402
+
 _cpu_backend.register()  # the CPU backend's storage and stubs (nothing compiles until first use)
-del _cpu_backend
+_cuda_backend.register()  # the CUDA backend's: numba.cuda loads when the first CUDA tensor is made
+del _cpu_backend, _cuda_backend
 
 from . import dtypes as _dtypes_mod  # noqa: E402
 from .dtypes import (  # noqa: F401,E402

@@ -36,8 +36,10 @@ from typing import Any, Callable
 #   cat(out, tensors, dim) -> bool               cat's fast copy (optional; False: copy stub per input)
 #   sort(kind, ...)                              sort, topk, kthvalue, mode, searchsorted, unique, isin,
 #                                                bincount, histc (jtorch/kernels/cpu/sort.py lists the forms)
+#   lazy_init()                                  torch's lazy device initialisation: raise torch's error
+#                                                when the device cannot be used (no GPU, say)
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "reduce_contiguous", "scan", "fill", "copy",
-              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort")
+              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort", "lazy_init")
 
 
 @dataclass
@@ -131,3 +133,12 @@ def storage_for(dev: Any) -> Callable:
     if b is None or b.storage is None:
         raise RuntimeError(f"no storage is registered for device type '{dev.type}'")
     return b.storage
+
+
+def lazy_init(device_type: str) -> None:
+    """Initialise a device before first use (CUDA: find the driver), raising torch's error when
+    it cannot be used. Devices without a lazy_init stub need none."""
+    b = _backends.get(device_type)
+    fn = b.stubs.get("lazy_init") if b is not None else None
+    if fn is not None:
+        fn()

@@ -281,9 +281,9 @@ def _to_device(x: Any, param: str) -> Any:
             raise _Mismatch(param)
         x = device(x)
     if x.type == "cuda":  # torch's lazy CUDA init happens in the argument parser
-        from . import cuda
+        from .backends import lazy_init
 
-        cuda._lazy_init()
+        lazy_init("cuda")
     return x
 
 

@@ -108,10 +108,18 @@ def default_device_or_none() -> "device | None":
     return _default.device
 
 
+class _CudaIndex:
+    # torch.cuda.current_device(): where a tensor made with device="cuda" (no index) lives
+    current = 0
+
+
 def as_device(d: "str | device | int | None") -> device:
-    """Normalise a device argument; None means the CPU."""
+    """Normalise a device argument for a tensor; None means the CPU and "cuda" the current CUDA
+    device (a CUDA tensor always has an index: `device='cuda:0'`)."""
     if d is None:
         return CPU
-    if type(d) is device:
-        return d
-    return device(d)
+    if type(d) is not device:
+        d = device(d)
+    if d.index is None and d.type == "cuda":
+        return device("cuda", _CudaIndex.current)
+    return d

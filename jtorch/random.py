@@ -37,7 +37,7 @@ def _unpack_uint64(seed: Any) -> int:
 class Generator:
     """`jtorch.Generator(device='cpu')`: a random number generator with its own seed and state."""
 
-    __slots__ = ("device", "_key_set", "_seed", "_rng", "__weakref__")
+    __slots__ = ("device", "_key_set", "_seed", "_rng", "_offset", "__weakref__")
     _is_generator = True  # what the bindings and the schema checks recognise
 
     def __init__(self, device: "str | device" = "cpu") -> None:
@@ -45,9 +45,9 @@ class Generator:
         if dev.type == "meta":
             raise RuntimeError("META device type not an accelerator.")
         if dev.type == "cuda":
-            from . import cuda
+            from .backends import lazy_init
 
-            cuda._lazy_init()
+            lazy_init("cuda")
         self.device = dev
         # CPUGeneratorImpl's key set is its backend key alone (no autograd keys)
         self._key_set = int(DispatchKeySet(_BACKEND_KEY[dev._backend]))
@@ -55,6 +55,7 @@ class Generator:
 
     def _set_seed(self, s: int) -> None:
         self._seed = s
+        self._offset = 0  # counter-based generators (CUDA): how many values were drawn since seeding
         self._rng = np.random.Generator(np.random.PCG64(s))
 
     def manual_seed(self, seed: int) -> "Generator":
@@ -117,8 +118,27 @@ default_generator = Generator()
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the default generator (negative seeds wrap to uint64); returns it."""
-    return default_generator.manual_seed(int(seed))
+    """Seed the default generator (negative seeds wrap to uint64), and the CUDA one as torch does
+    (now, or when CUDA is first used); returns the CPU generator."""
+    g = default_generator.manual_seed(int(seed))
+    _cuda_seed[0] = g._seed
+    if _cuda_default[0] is not None:
+        _cuda_default[0]._set_seed(g._seed)
+    return g
+
+
+_cuda_default: list = [None]
+_cuda_seed = [DEFAULT_RNG_SEED]
+
+
+def cuda_default_generator() -> Generator:
+    """torch.cuda.default_generators[0], made on first use (after CUDA's lazy initialisation)."""
+    g = _cuda_default[0]
+    if g is None:
+        g = Generator("cuda")
+        g._set_seed(_cuda_seed[0])
+        _cuda_default[0] = g
+    return g
 
 
 def seed() -> int:

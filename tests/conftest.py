@@ -95,3 +95,10 @@ def no_leaks(clean_dispatch_state, monkeypatch):
 
     monkeypatch.setattr(dispatcher, "_warned_override", True)
     yield
+
+
+# tests/cuda runs in a process of its own (under the simulator, or on a GPU): see tests/cuda/conftest.py
+import os as _os
+
+if not (_os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0") or _os.environ.get("JTORCH_TEST_CUDA")):
+    collect_ignore = ["cuda"]

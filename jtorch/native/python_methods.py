@@ -99,9 +99,9 @@ def _as_device_arg(x: Any) -> Any:
     else:
         raise _NoMatch
     if d.type == "cuda":  # torch initialises CUDA while parsing the device
-        from .. import cuda
+        from ..backends import lazy_init
 
-        cuda._lazy_init()
+        lazy_init("cuda")
     return d
 
 
@@ -206,9 +206,9 @@ def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, *, 
     dev_type, d = _options_from_string(name)
     dev = self._device if dev_type == self._device.type else device(dev_type)
     if dev.type == "cuda":
-        from .. import cuda
+        from ..backends import lazy_init
 
-        cuda._lazy_init()
+        lazy_init("cuda")
     return dispatch_to(self, dev, d, builtins.bool(non_blocking), False, memory_format)
 
 
@@ -240,9 +240,9 @@ def cpu_method(self: Tensor, memory_format: Any = preserve_format) -> Tensor:
 
 def cuda_method(self: Tensor, device_: Any = None, non_blocking: bool = False,
                 memory_format: Any = preserve_format) -> Tensor:
-    from .. import cuda
+    from ..backends import lazy_init
 
-    cuda._lazy_init()
+    lazy_init("cuda")
     dev = device("cuda") if device_ is None else (device("cuda", device_) if isinstance(device_, builtins.int)
                                                    else device(device_))
     return dispatch_to(self, dev, None, builtins.bool(non_blocking), False, memory_format)

@@ -236,8 +236,9 @@ class TensorIterator(MetaBase):
                     f"{SCALAR_TYPE_NAME[t.dtype]}"
                 )
         self.out_dtype = out_dtype
-        # the dtype kernels compute in: float16 is a storage type on the CPU (Numba has no float16 math)
-        compute = _dt.float32 if common is _dt.float16 and device.type == "cpu" else common
+        # the dtype kernels compute in: float16 is a storage type (Numba has no float16 math on the
+        # CPU, and CUDA computes half in float32 as PyTorch's opmath does)
+        compute = _dt.float32 if common is _dt.float16 and device.type in ("cpu", "cuda") else common
         self.compute_dtype = compute
         np_type = compute.numpy.type
         for o in ops[nout:]:

@@ -1,0 +1,102 @@
+"""A caching allocator in the spirit of PyTorch's CUDACachingAllocator.
+
+Freed blocks go back to a pool keyed by their (rounded) size and are handed out again, so a
+training loop does not call the driver's allocator once per operator. `empty_cache()` returns the
+pool to the driver. The statistics are torch's: memory_allocated (bytes in live blocks),
+max_memory_allocated (its peak), memory_reserved (live + pooled).
+
+A Block owns one allocation: on a GPU a numba MemoryPointer from the driver, under the simulator
+a NumPy uint8 array (what the simulator can pass to kernels). Storages hold the Block; a tensor
+viewed as another dtype shares it, and the Block goes back to the pool when the last holder dies.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from . import driver
+
+ROUND = 512  # bytes: torch rounds small requests to 512
+
+
+class Block:
+    __slots__ = ("nbytes", "mem", "ptr", "__weakref__")
+
+    def __init__(self, nbytes: int, mem: Any, ptr: int) -> None:
+        self.nbytes, self.mem, self.ptr = nbytes, mem, ptr
+
+    def __del__(self) -> None:
+        try:
+            _allocator.release(self.nbytes, self.mem, self.ptr)
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+class CachingAllocator:
+    def __init__(self) -> None:
+        self.pool: dict[int, list[tuple[Any, int]]] = {}
+        self.allocated = 0
+        self.peak = 0
+        self.reserved = 0
+        self.lock = threading.Lock()
+
+    def allocate(self, nbytes: int) -> Block:
+        size = max(ROUND, (nbytes + ROUND - 1) // ROUND * ROUND)
+        with self.lock:
+            free = self.pool.get(size)
+            mem = free.pop() if free else None
+            self.allocated += size
+            self.peak = max(self.peak, self.allocated)
+        if mem is None:
+            mem = self._raw(size)
+            with self.lock:
+                self.reserved += size
+        return Block(size, mem[0], mem[1])
+
+    def release(self, size: int, mem: Any, ptr: int) -> None:
+        with self.lock:
+            self.allocated -= size
+            self.pool.setdefault(size, []).append((mem, ptr))
+
+    def _raw(self, size: int) -> tuple[Any, int]:
+        if driver.SIMULATED:
+            a = np.zeros(size, np.uint8)
+            return a, a.__array_interface__["data"][0]
+        cuda = driver.lazy_init()
+        try:
+            m = cuda.current_context().memalloc(size)
+        except Exception:  # noqa: BLE001 - out of memory: free the pool and try once more
+            self.empty_cache()
+            try:
+                m = cuda.current_context().memalloc(size)
+            except Exception as e:  # noqa: BLE001
+                raise RuntimeError(f"CUDA out of memory. Tried to allocate {_mib(size)}. "
+                                   f"{_mib(self.allocated)} allocated by jtorch. ({e})") from None
+        return m, int(m.device_ctypes_pointer.value or 0)
+
+    def empty_cache(self) -> None:
+        with self.lock:
+            n = sum(size * len(v) for size, v in self.pool.items())
+            self.pool.clear()
+            self.reserved -= n
+
+    def reset_peak(self) -> None:
+        with self.lock:
+            self.peak = self.allocated
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.2f} MiB"
+
+
+_allocator = CachingAllocator()
+
+
+def allocate(nbytes: int) -> Block:
+    return _allocator.allocate(nbytes)
+
+
+def stats() -> CachingAllocator:
+    return _allocator

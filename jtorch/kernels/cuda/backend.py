@@ -1,0 +1,64 @@
+"""The CUDA backend: device storage from the caching allocator and the stubs that run jtorch's
+numba.cuda kernels. `register()` hands them to jtorch.backends at `import jtorch` (nothing here
+imports numba: kernels load on first use, and allocating the first CUDA tensor is what asks the
+driver, failing with torch's text when there is no GPU).
+
+Stub kinds live in one module each (copy.py, elementwise.py, reduce.py, scan.py, random.py,
+index.py, matmul.py, sort.py, ...); a kind whose module is missing is simply not registered,
+so the operators that need it raise the backend's "no stub" error on CUDA.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any, Callable
+
+from ...backends import register_backend
+
+
+def _storage(numel: int, dtype: Any, device: Any) -> Any:
+    from .storage import CUDAStorage
+
+    return CUDAStorage.allocate(numel, dtype, device)
+
+
+# stub kind -> (module, function)
+STUBS = {
+    "elementwise": ("elementwise", "run_iterator"),
+    "copy": ("copy", "copy"),
+    "fill": ("copy", "fill"),
+    "read_scalar": ("copy", "read_scalar"),
+    "reduce": ("reduce", "reduce"),
+    "scan": ("scan", "scan"),
+    "random": ("random", "random"),
+    "index": ("index", "index"),
+    "matmul": ("matmul", "matmul"),
+    "remap": ("remap", "remap"),
+    "cat": ("cat", "cat"),
+    "sort": ("sort", "sort"),
+}
+_KINDS = set(STUBS)
+
+
+def _available(module: str) -> bool:
+    return importlib.util.find_spec(f"{__package__}.{module}") is not None
+
+
+def register() -> None:
+    stubs = {}
+    for kind, (module, name) in STUBS.items():
+        if _available(module):
+            stubs[kind] = _make(kind, module, name)
+    from . import driver  # no numba: it imports numba.cuda on first use
+
+    register_backend("cuda", "CUDA", storage=_storage, lazy_init=driver.lazy_init, **stubs)
+
+
+def _make(kind: str, module: str, name: str) -> Callable:
+    def stub(*args: Any) -> Any:
+        fn = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+        register_backend("cuda", "CUDA", **{kind: fn})
+        return fn(*args)
+
+    stub.__name__ = f"cuda_{kind}_stub"
+    return stub

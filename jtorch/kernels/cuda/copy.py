@@ -1,0 +1,62 @@
+"""The CUDA copy, fill and read_scalar stubs, on the elementwise kernels of elementwise.py.
+
+A copy is the elementwise kernel of an identity scalar function: the store converts to the
+destination's dtype (complex to real keeps the real part, as torch's copy_ does after its
+warning). A fill is the kernel of a function of no inputs and one extra, the value.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ...geometry import is_contiguous
+from ..cpu.tensor_copy import loop_plan
+from .elementwise import Operand, launch
+
+
+def copy_value(x):
+    return x
+
+
+def copy_real(x):
+    return x.real
+
+
+def fill_value(v):
+    return v
+
+
+def _numel(size: tuple) -> int:
+    n = 1
+    for s in size:
+        n *= s
+    return n
+
+
+def copy(dst: Any, src: Any) -> None:
+    """dst[...] = src: one shape (src expanded with stride 0 by the caller), CUDA storages."""
+    size = dst._size
+    n = _numel(size)
+    if n == 0:
+        return
+    if dst._stride == src._stride and is_contiguous(size, dst._stride):
+        shape, ds, ss = (n,), (1,), (1,)
+    else:
+        shape, ds, ss = loop_plan(size, dst._stride, src._stride)
+    fn = copy_real if src.dtype.is_complex and not dst.dtype.is_complex else copy_value
+    launch(fn, shape, [Operand(dst._storage.data, dst._offset, ds), Operand(src._storage.data, src._offset, ss)])
+
+
+def fill(t: Any, value: Any) -> None:
+    """Every element of t (any strides) set to `value`, a NumPy scalar of t's dtype."""
+    size = t._size
+    n = _numel(size)
+    if n == 0:
+        return
+    shape, st, _ = loop_plan(size, t._stride, t._stride)
+    launch(fill_value, shape, [Operand(t._storage.data, t._offset, st)], (value,))
+
+
+def read_scalar(t: Any) -> Any:
+    """The element at t's offset, as a NumPy scalar of t's dtype."""
+    return t._storage.read(t._offset)
+
