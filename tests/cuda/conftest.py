@@ -20,3 +20,9 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def cuda():
     return jtorch.device("cuda")
+
+import os
+import sys
+
+# the CPU tests' support modules (tests/_*_support.py) are importable here too
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

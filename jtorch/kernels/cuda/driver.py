@@ -15,6 +15,8 @@ import threading
 import time
 from typing import Any
 
+import numpy as _np
+
 NOT_COMPILED = "Torch not compiled with CUDA enabled"
 NO_DRIVER = ("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
              "driver from http://www.nvidia.com/Download/index.aspx")
@@ -131,9 +133,20 @@ def config(n: int, threads: int = 256) -> tuple[int, int]:
     return c
 
 
+def _simulated_args(args: tuple) -> tuple:
+    """The simulator copies each NumPy argument in and back out after the kernel, so two arguments
+    viewing one buffer (an in-place `x.add_(1)`: output and input) would undo each other's writes.
+    Device-array wrappers are passed through uncopied, as device memory is on a GPU."""
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+    return tuple(FakeCUDAArray(a) if type(a) is _np.ndarray and a.ndim else a for a in args)
+
+
 def launch(kernel: Any, n: int, *args: Any, threads: int = 256) -> None:
     """Run a grid-stride kernel over n items on the current stream."""
     blocks, tpb = config(n, threads)
+    if SIMULATED:
+        args = _simulated_args(args)
     s = _streams.current
     if s is None:
         kernel[blocks, tpb](*args)
@@ -143,6 +156,8 @@ def launch(kernel: Any, n: int, *args: Any, threads: int = 256) -> None:
 
 def launch_blocks(kernel: Any, blocks: int, threads: int, *args: Any) -> None:
     """Run a kernel with an explicit grid (block-per-row reductions, tiled GEMM)."""
+    if SIMULATED:
+        args = _simulated_args(args)
     s = _streams.current
     if s is None:
         kernel[blocks, threads](*args)
