@@ -38,7 +38,7 @@ def floor_div(a, b):
 
 def trunc_div(a, b):
     """div_trunc: the quotient rounded toward zero (C's integer /, std::trunc(a / b) for floats)."""
-    return math.trunc(a / b)
+    return math.trunc(float(a / b))  # float(): NumPy scalars (the CUDA simulator) have no __trunc__
 
 
 def c_fmod(a, b):

@@ -391,7 +391,7 @@ def _cast(t: Tensor, dtype: _dt.dtype) -> Tensor:
     """t converted to dtype, keeping its layout (a temporary input of the common dtype)."""
     if any(st == 0 and s > 1 for s, st in zip(t._size, t._stride)):
         # an expanded input: convert its distinct elements only, and expand the result the same way
-        distinct = tuple(1 if st == 0 else s for s, st in zip(t._size, t._stride))
+        distinct = tuple(1 if st == 0 and s > 1 else s for s, st in zip(t._size, t._stride))  # empty stays empty
         small = _cast(Tensor._make(t._storage, distinct, t._stride, t._offset, t.dtype, t._device), dtype)
         stride = tuple(0 if st == 0 else ost for st, ost in zip(t._stride, small._stride))
         return Tensor._make(small._storage, t._size, stride, small._offset, dtype, small._device)

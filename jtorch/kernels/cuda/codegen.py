@@ -14,14 +14,18 @@ target (``jmath.TARGET_SPECIFIC``). Under the simulator the stubs' Python bodies
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Optional
+import math as _math
+from typing import Any, Callable, Optional
 
 from .. import frontend, jmath
+from ..cpu import cache
 from ..frontend import module_digest
 from . import driver
 
 HEADER = "import math\nimport cmath\nfrom numba import cuda as _jt_cuda\n"
 KERNEL = "@_jt_cuda.jit(cache=True)"
+# the simulator runs scalar functions as Python: give them compiled code's math (NaN, not ValueError)
+SIM_MATH = "from jtorch.kernels.cuda import simmath as math\n"
 
 
 def mark(name: str) -> str:
@@ -34,7 +38,7 @@ def prelude(fn: Callable, entries: "Optional[dict[str, Callable]]" = None) -> tu
     _ensure_helpers()
     named = {frontend.ENTRY: fn, **(entries or {})}
     mod = frontend.collect(fn, named)
-    return HEADER + mod.source(mark), mod.digest
+    return HEADER + mod.source(mark) + (SIM_MATH if driver.SIMULATED else ""), mod.digest
 
 
 def kernel(header: str, body: list[str]) -> str:
@@ -96,6 +100,105 @@ def stem(name: str, src: str, digests: str) -> str:
     h.update(module_digest(__name__).encode())
     h.update(b"sim" if driver.SIMULATED else b"gpu")
     return f"cuda_{name}_{h.hexdigest()[:20]}", src
+
+
+def load(key: object, make_source: Callable[[], tuple[str, str]]) -> Any:
+    """The generated CUDA module for `key` (written to the kernel cache and imported once per
+    process, kernels/cpu/cache.py); under the simulator its helpers are made to run as compiled."""
+    mod = cache.generated_module(("cuda", driver.SIMULATED, key), make_source)
+    if driver.SIMULATED and not getattr(mod, "_jt_simulated", False):
+        simulate_helpers(mod)
+    return mod
+
+
+# ---- the simulator: helpers run as a device would run them -----------------------------------
+def simulate_helpers(mod: Any) -> None:
+    """Rebind each type-dispatching helper a module imports to a Python function that picks the
+    implementation the compiled code would (the selector's answer for the arguments' numba types),
+    so a helper behaves under the simulator as on a device. A helper with no implementation for
+    those types (the target-specific ones) runs its Python reference body. Implementations run
+    with `math` as compiled code has it (simmath) and with these rebindings for the helpers they
+    call in turn."""
+    import types
+
+    for name, value in list(vars(mod).items()):
+        if isinstance(value, types.ModuleType) and value.__name__.startswith("jtorch.kernels"):
+            setattr(mod, name, _SimulatedModule(value))
+            continue
+        w = _simulated(value)
+        if w is not value:
+            setattr(mod, name, w)
+    mod._jt_simulated = True
+
+
+_wrappers: dict = {}
+
+
+def _simulated(stub: Any) -> Any:
+    """The simulator's stand-in for a helper stub (the stub itself when it is not one)."""
+    if not callable(stub):
+        return stub
+    w = _wrappers.get(stub)
+    if w is not None:
+        return w
+    helpers = frontend.helpers()
+    if not (frontend.is_jit_import(stub) and stub in helpers):
+        return stub
+    import numba
+
+    from . import simmath
+
+    select = helpers[stub]
+    chosen: dict = {}
+
+    def call(*args: Any) -> Any:
+        tys = tuple(numba.typeof(a) for a in args)
+        impl = chosen.get(tys)
+        if impl is None:
+            impl = select(*tys)
+            if isinstance(impl, frontend.SameAs):
+                f = impl.fn
+                impl = getattr(simmath, f.__name__, f) if getattr(f, "__module__", "") == "math" else f
+            chosen[tys] = impl = _as_compiled(impl if impl is not None else stub)
+        return impl(*args)
+
+    call.__name__ = stub.__name__
+    _wrappers[stub] = call
+    return call
+
+
+def _as_compiled(fn: Callable) -> Callable:
+    """fn run with compiled code's `math` (simmath) and simulated helpers in (a copy of) its globals."""
+    import types
+
+    from . import simmath
+
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    g = dict(fn.__globals__)
+    if g.get("math") is _math:
+        g["math"] = simmath
+    for name in fn.__code__.co_names:
+        v = g.get(name)
+        if isinstance(v, types.ModuleType) and v.__name__.startswith("jtorch.kernels"):
+            g[name] = _SimulatedModule(v)  # `jmath.trunc(x)`: the attribute is looked up at call time
+        elif v is not None and v is not fn:
+            w = _simulated(v)
+            if w is not v:
+                g[name] = w
+    return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+class _SimulatedModule:
+    """A helper module as simulated code sees it: its helpers replaced by their stand-ins."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        v = _simulated(getattr(self._module, name))
+        setattr(self, name, v)
+        return v
 
 
 # ---- jmath helpers on the cuda target ------------------------------------------------------

@@ -13,7 +13,6 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..cpu import cache
 from . import codegen, driver
 
 
@@ -35,8 +34,7 @@ def kernels(scalar_fn: Callable, is_array: tuple[bool, ...], nextra: int) -> Any
         with _lock:
             mod = _modules.get(key)
             if mod is None:
-                mod = cache.generated_module(("cuda",) + key,
-                                             lambda: codegen.module_source(scalar_fn, is_array, nextra))
+                mod = codegen.load(key, lambda: codegen.module_source(scalar_fn, is_array, nextra))
                 _modules[key] = mod
     return mod
 
