@@ -82,7 +82,7 @@ class _Capsule:
 
 def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: Any = None) -> Tensor:
     """jtorch.from_dlpack: a tensor sharing the memory of any DLPack producer (or capsule)."""
-    if hasattr(type(ext_tensor), "__cuda_array_interface__") and not isinstance(ext_tensor, Tensor):
+    if not isinstance(ext_tensor, Tensor) and hasattr(ext_tensor, "__cuda_array_interface__"):
         from .native.tensor_new import as_tensor  # CUDA producers: zero-copy through the interface
 
         return as_tensor(ext_tensor)

@@ -334,7 +334,7 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None, requir
 
 
 def _has_cai(data: Any) -> bool:
-    return not isinstance(data, (Tensor, np.ndarray)) and hasattr(type(data), "__cuda_array_interface__")
+    return not isinstance(data, (Tensor, np.ndarray)) and hasattr(data, "__cuda_array_interface__")
 
 
 def _from_cai(data: Any) -> Tensor:
