@@ -56,6 +56,10 @@ def to_dlpack(t: Tensor, *, stream: Any = -1, max_version: Any = None, dl_device
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if stream is not None and type(stream) is not int:
         raise TypeError("stream must be ``int`` or ``none``")
+    if t._device.type == "cuda":  # a capsule over device memory: CuPy builds it (optional)
+        from .kernels.cuda.interop import to_dlpack as cuda_to_dlpack
+
+        return cuda_to_dlpack(t, stream=stream, max_version=max_version)
     if t._device.type != "cpu":
         raise BufferError(f"Cannot pack tensors on {t._device.type}")
     if stream is not None and stream != -1:
@@ -78,6 +82,14 @@ class _Capsule:
 
 def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: Any = None) -> Tensor:
     """jtorch.from_dlpack: a tensor sharing the memory of any DLPack producer (or capsule)."""
+    if not isinstance(ext_tensor, Tensor) and hasattr(ext_tensor, "__cuda_array_interface__"):
+        from .native.tensor_new import as_tensor  # CUDA producers: zero-copy through the interface
+
+        return as_tensor(ext_tensor)
+    if hasattr(ext_tensor, "__dlpack_device__") and ext_tensor.__dlpack_device__()[0] == DLDeviceType.kDLCUDA:
+        from .kernels.cuda.interop import from_cuda_dlpack
+
+        return from_cuda_dlpack(ext_tensor)
     if device is not None and str(device) != "cpu":
         raise BufferError(f"jtorch.from_dlpack: unsupported device {device}")
     if hasattr(ext_tensor, "__dlpack__"):

@@ -36,10 +36,14 @@ from typing import Any, Callable
 #   cat(out, tensors, dim) -> bool               cat's fast copy (optional; False: copy stub per input)
 #   sort(kind, ...)                              sort, topk, kthvalue, mode, searchsorted, unique, isin,
 #                                                bincount, histc (jtorch/kernels/cpu/sort.py lists the forms)
+#   range(kind, out, *args)                      arange ("arange", out, start, step) and linspace
+#                                                ("linspace", out, start, end, steps) values computed on
+#                                                the device into a 1-D out (optional; host values copied
+#                                                in otherwise)
 #   lazy_init()                                  torch's lazy device initialisation: raise torch's error
 #                                                when the device cannot be used (no GPU, say)
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "reduce_contiguous", "scan", "fill", "copy",
-              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort", "lazy_init")
+              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort", "range", "lazy_init")
 
 
 @dataclass

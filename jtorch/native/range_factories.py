@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backends import backend as _backend
 from ..kernels.cpu.threads import static_num_chunks
 from ..scalar import C_TYPE_NAME, SCALAR_TYPE_NAME, checked_scalar, format_double as _g, not_implemented
 from ..tensor import Tensor
@@ -165,8 +166,28 @@ def arange_start_out_kernel(start: Any, end: Any, step: Any = 1, *, out: Tensor)
                 f"error. The out tensor will be resized to a tensor of shape ({size},).", UserWarning, stacklevel=2)
         resize_(out, (size,))
     if out._device.type != "meta" and size:
-        copy_from_host(out, _arange_values(start, step, size, d))
+        dev = _range_stub(out)
+        if dev is None:
+            copy_from_host(out, _arange_values(start, step, size, d))
+        else:  # the values the host path computes, with its chunking (see _arange_values)
+            nt = static_num_chunks(size)
+            chunk, vec = (-(-size // nt) if nt > 1 else size), _VEC_BYTES // d.itemsize
+            if not d.is_floating_point:
+                s, st = int(checked_scalar(_dt.int64, start)), int(checked_scalar(_dt.int64, step))
+            elif d is _dt.float16:
+                s, st = checked_scalar(_dt.float32, start), checked_scalar(_dt.float32, step)
+            else:
+                s, st = _to_double(start), _to_double(step)
+            dev("arange", out, s, st, chunk, vec)
     return out
+
+
+def _range_stub(out: Tensor) -> Any:
+    """The backend's `range` stub when it computes range values on its device (CUDA), else None: the
+    CPU computes them on the host as below."""
+    if out._device.type == "cpu":
+        return None
+    return _backend(out._device.type).stubs.get("range")
 
 
 # ---- linspace ---------------------------------------------------------------------------------------
@@ -247,7 +268,11 @@ def linspace_out_kernel(start: Any, end: Any, steps: int, *, out: Tensor) -> Ten
     d = out.dtype
     if d is _dt.bool:
         raise not_implemented("linspace_cpu", d)
-    copy_from_host(out, _linspace_values(start, end, steps, d))
+    dev = _range_stub(out)
+    if dev is not None:
+        dev("linspace", out, checked_scalar(d, start), checked_scalar(d, end), steps)
+    else:
+        copy_from_host(out, _linspace_values(start, end, steps, d))
     return out
 
 

@@ -325,8 +325,22 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None, requir
     NumPy arrays and scalars, tensors). The dtype is inferred as PyTorch does when not given."""
     if device is None:
         device = _default_device.device  # set_default_device / `with device(...)`: None for the CPU
+    if _has_cai(data):  # device memory of another library: copied, as torch.tensor copies
+        src = _from_cai(data)
+        t = _to_device_copy(src, dtype or src.dtype, as_device(device) if device is not None else src._device, True)
+        return _set_requires_grad(t, requires_grad)
     t = _internal_new_from_data(data, dtype, device, infer=True, copy_variables=True, copy_numpy=True)
     return _set_requires_grad(t, requires_grad)
+
+
+def _has_cai(data: Any) -> bool:
+    return not isinstance(data, (Tensor, np.ndarray)) and hasattr(data, "__cuda_array_interface__")
+
+
+def _from_cai(data: Any) -> Tensor:
+    from ..kernels.cuda.interop import from_cuda_array_interface
+
+    return from_cuda_array_interface(data)
 
 
 def as_tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None) -> Tensor:
@@ -338,6 +352,10 @@ def as_tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None) -> 
         d = dtype if dtype is not None else data.dtype
         dev = as_device(device) if device is not None else data._device
         return _to_device_copy(data, d, dev, False)
+    if _has_cai(data):  # CuPy arrays, torch CUDA tensors: zero-copy
+        data = _from_cai(data)
+        return _to_device_copy(data, dtype or data.dtype, as_device(device) if device is not None else data._device,
+                               False)
     return _internal_new_from_data(data, dtype, device, infer=True, copy_variables=False, copy_numpy=False)
 
 

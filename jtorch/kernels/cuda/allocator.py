@@ -34,6 +34,19 @@ class Block:
             pass
 
 
+class ForeignBlock(Block):
+    """Device memory owned by another library (zero-copy import): kept alive through `owner`,
+    never returned to the pool."""
+    __slots__ = ("owner",)
+
+    def __init__(self, nbytes: int, mem: Any, ptr: int, owner: Any) -> None:
+        super().__init__(nbytes, mem, ptr)
+        self.owner = owner
+
+    def __del__(self) -> None:
+        pass
+
+
 class CachingAllocator:
     def __init__(self) -> None:
         self.pool: dict[int, list[tuple[Any, int]]] = {}

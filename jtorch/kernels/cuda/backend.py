@@ -36,6 +36,7 @@ STUBS = {
     "remap": ("remap", "remap"),
     "cat": ("cat", "cat"),
     "sort": ("sort", "sort"),
+    "range": ("ranges", "fill_range"),
 }
 _KINDS = set(STUBS)
 

@@ -49,6 +49,17 @@ class CUDAStorage(Storage):
         np_dtype = np.dtype(dtype.numpy)
         return cls(allocator.allocate(numel * np_dtype.itemsize), numel, np_dtype)
 
+    @classmethod
+    def foreign(cls, ptr: int, numel: int, np_dtype: np.dtype, owner: Any) -> "CUDAStorage":
+        """A storage over device memory jtorch did not allocate (a CuPy array's, a torch tensor's):
+        no copy; `owner` stays alive with the storage and the memory never enters jtorch's pool."""
+        from numba.cuda.cudadrv.driver import MemoryPointer
+
+        cuda = driver.lazy_init()
+        nbytes = numel * np_dtype.itemsize
+        mem = MemoryPointer(cuda.current_context(), ptr, nbytes, owner=owner)
+        return cls(allocator.ForeignBlock(nbytes, mem, ptr, owner), numel, np_dtype)
+
     def nbytes(self) -> int:
         return self._numel * self._np.itemsize
 
