@@ -126,10 +126,6 @@ def test_empty_dims():
     same(jtorch.matmul, data((2, 3, 0)), data((0, 2)))
 
 
-@pytest.mark.xfail(jtorch.kernels.cuda.driver.SIMULATED, strict=True,
-                   reason="core bug, not matmul's: under the simulator an in-place elementwise op (x.mul_(2.0)) "
-                          "passes one NumPy buffer twice, and the simulator's copy-back of the input clobbers the "
-                          "output; addmm with K == 0 is blas.py's copy_ + mul_")
 def test_addmm_empty_contraction_scales_self():
     same(lambda s, a, b: jtorch.addmm(s, a, b, beta=2.0), data((3, 4)), data((3, 0)), data((0, 4)))
 
