@@ -45,7 +45,7 @@ def __getattr__(name: str) -> object:
     """Operator functions (jtorch.add, ...) are generated on first use (PEP 562)."""
     if name.startswith("__"):
         raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
-    if name in ("testing", "profiler"):  # jtorch.testing / jtorch.profiler on first use: import stays small
+    if name in ("testing", "profiler", "nn", "optim", "utils"):  # imported on first use: import stays small
         import importlib
 
         return importlib.import_module("." + name, __name__)

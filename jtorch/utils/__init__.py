@@ -1,0 +1,1 @@
+"""`jtorch.utils`: data loading (jtorch.utils.data)."""
