@@ -108,3 +108,13 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: Any = None) -> Ten
 
 Tensor.__dlpack__ = to_dlpack
 Tensor.__dlpack_device__ = dlpack_device
+
+
+def _cuda_array_interface(self: Tensor) -> dict:
+    """Tensor.__cuda_array_interface__ (v3), for CUDA tensors; AttributeError on others, as torch."""
+    from .kernels.cuda.interop import cuda_array_interface
+
+    return cuda_array_interface(self)
+
+
+Tensor.__cuda_array_interface__ = property(_cuda_array_interface)

@@ -297,13 +297,3 @@ class Tensor:
 
 _InferenceVersion.key_mask = _NOT_AUTOGRAD
 _NO_VERSION = _InferenceVersion()
-
-
-def _cuda_array_interface(self: Tensor) -> dict:
-    """Tensor.__cuda_array_interface__ (v3), for CUDA tensors; AttributeError on others, as torch."""
-    from .kernels.cuda.interop import cuda_array_interface
-
-    return cuda_array_interface(self)
-
-
-Tensor.__cuda_array_interface__ = property(_cuda_array_interface)
