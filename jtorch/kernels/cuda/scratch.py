@@ -49,10 +49,15 @@ class Buffer:
     __slots__ = ("storage", "a")
 
     def __init__(self, numel: int, np_dtype: Any) -> None:
-        width = np.dtype(np_dtype).itemsize
-        base = {1: _dt.uint8, 2: _dt.int16, 4: _dt.int32, 8: _dt.int64}[width]
+        dt = np.dtype(np_dtype)
+        own = _BY_NUMPY.get(dt)  # a dtype jtorch has: copy_from_host writes it as it is
+        base = own or {1: _dt.uint8, 2: _dt.int16, 4: _dt.int32, 8: _dt.int64}[dt.itemsize]
         self.storage = CUDAStorage.allocate(max(numel, 1), base)
-        self.a = self.storage.data.view(np.dtype(np_dtype))
+        self.a = self.storage.data if own else self.storage.data.view(dt)
+
+
+_BY_NUMPY = {np.dtype(d.numpy): d for d in (_dt.bool, _dt.uint8, _dt.int8, _dt.int16, _dt.int32, _dt.int64,
+                                              _dt.float16, _dt.float32, _dt.float64)}
 
 
 def as_uint(data: Any) -> Any:
