@@ -151,12 +151,13 @@ def _bernoulli(out, off, n, k0, k1, ctr, p, poff, ps, err):
 @cuda.jit
 def _perm_keys(keys, idx, n, npad, k0, k1, ctr):
     """A random 64-bit key per index (two per Philox block); pads sort last."""
-    for g in range(cuda.grid(1), npad // 2, cuda.gridsize(1)):
+    for g in range(cuda.grid(1), (npad + 1) // 2, cuda.gridsize(1)):
         w0, w1, w2, w3 = philox(ctr + np.uint64(g), k0, k1)
         for h in range(2):
             j = 2 * g + h
-            keys[j] = (((w0 << S32) | w1) if h == 0 else ((w2 << S32) | w3)) if j < n else PAD
-            idx[j] = j
+            if j < npad:
+                keys[j] = (((w0 << S32) | w1) if h == 0 else ((w2 << S32) | w3)) if j < n else PAD
+                idx[j] = j
 
 
 @cuda.jit
@@ -278,8 +279,9 @@ def randperm(t: Any, gen: Any, n: int) -> None:
     """Random keys sorted on the device: the indices in key order are a uniform permutation."""
     npad = padded(n)
     keys, idx = Buffer(npad, np.uint64), Buffer(npad, np.int64)
-    k0, k1, ctr = _take(gen, max(npad // 2, 1))
-    driver.launch(_perm_keys, max(npad // 2, 1), keys.a, idx.a, n, npad, k0, k1, ctr)
+    blocks = (npad + 1) // 2
+    k0, k1, ctr = _take(gen, blocks)
+    driver.launch(_perm_keys, blocks, keys.a, idx.a, n, npad, k0, k1, ctr)
     sort_pairs(keys.a, idx.a, 1, npad)
     tg = Target(t, _dt.int64)
     driver.launch(_copy_index, n, tg.data, tg.offset, idx.a, n)
