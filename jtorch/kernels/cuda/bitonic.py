@@ -8,7 +8,7 @@ every dtype width. Rows are padded to a power of two `npad` with pairs that sort
 The network: each tile of `tile` pairs (a row, or a power-of-two piece of a long row) is sorted
 by one block in shared memory; for longer rows every merge stage k > tile runs its strides
 j >= tile as global compare-exchange launches and its strides j < tile in shared memory again.
-A 1M-element row thus takes 9 shared-memory launches and 45 global ones on a GPU.
+A 1M-element row thus takes 11 shared-memory launches and 55 global ones on a GPU.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from numba import cuda
 
 from . import driver
 
-TILE_MAX = 2048                             # shared pairs per block: 2048 * 16 bytes = 32 KiB
+TILE_MAX = 1024                             # shared pairs per block: 16 KiB, 512 threads
 TILE = 32 if driver.SIMULATED else TILE_MAX  # the simulator runs one OS thread per CUDA thread
 PAD = np.uint64(0xFFFFFFFFFFFFFFFF)
 _EXP = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}  # exponent bits: above them is NaN
