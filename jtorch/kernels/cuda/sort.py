@@ -1,0 +1,309 @@
+"""The CUDA `sort` stub: sort, topk, kthvalue, mode, searchsorted, isin, bincount, histc, unique.
+
+The forms and argument orders are the CPU stub's (jtorch/kernels/cpu/sort.py). Sorting,
+selection and mode run on the segmented bitonic sort of bitonic.py (ordered keys, ties by
+index: torch's stable order); topk and kthvalue read the first k / the k-th pair of each sorted
+row. searchsorted and isin are one thread per value (a binary search), bincount and histc use
+atomics. `unique` goes through the host (rows copied to the host, the CPU kernel, results
+copied back): its output sizes depend on the data.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from numba import cuda
+
+from ... import dtypes as _dt
+from ...device import CPU
+from ...storage import CPUStorage
+from ...tensor import Tensor
+from ..cpu import sort as cpu_sort
+from . import driver
+from .bitonic import key_params, make_keys, ordered_key, padded, sort_pairs
+from .copy import copy
+from .scratch import Buffer, Target, as_uint, contiguous_strides, dense, moved_last
+
+
+# ---- kernels -------------------------------------------------------------------------------------
+@cuda.jit
+def _gather_kernel(src, soff, n, idx, npad, col0, ncols, total, want_values, vals, voff, out_idx, ioff):
+    """Columns col0 .. col0 + ncols of each sorted row: the indices and (want_values) values."""
+    for p in range(cuda.grid(1), total, cuda.gridsize(1)):
+        r = p // ncols
+        i = idx[r * npad + col0 + p - r * ncols]
+        out_idx[ioff + p] = i
+        if want_values:
+            vals[voff + p] = src[soff + r * n + i]
+
+
+@cuda.jit
+def _mode_rows_kernel(keys, idx, npad, n, nrows, has_nan, nan_key, src, soff, vals, voff, out_idx, ioff):
+    """torch's mode of each ascending-sorted row, one thread per row: the longest run of equal
+    keys (the smallest value among equally long runs) at the index of the run's last element;
+    NaNs never equal."""
+    for r in range(cuda.grid(1), nrows, cuda.gridsize(1)):
+        base = r * npad
+        best = 0
+        best_i = 0
+        j = 0
+        while j < n:
+            k = keys[base + j]
+            e = j + 1
+            if not (has_nan and k == nan_key):
+                while e < n and keys[base + e] == k:
+                    e += 1
+            if e - j > best:
+                best = e - j
+                best_i = idx[base + e - 1]
+            j = e
+        out_idx[ioff + r] = best_i
+        vals[voff + r] = src[soff + r * n + best_i]
+
+
+@cuda.jit
+def _searchsorted_kernel(bd, boff, m, one_row, vals, voff, nv, total, sorter, soff, use_sorter, right, out, ooff):
+    """torch's cus_lower_bound / cus_upper_bound, one thread per value; `not (x >= v)` so that
+    NaNs go where torch puts them."""
+    for p in range(cuda.grid(1), total, cuda.gridsize(1)):
+        r = p // nv
+        row = 0 if one_row else r * m
+        v = vals[voff + p]
+        lo = 0
+        hi = m
+        while lo < hi:
+            mid = lo + ((hi - lo) >> 1)
+            s = sorter[soff + row + mid] if use_sorter else mid
+            x = bd[boff + row + s]
+            go = not (x > v) if right else not (x >= v)
+            if go:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[ooff + p] = lo
+
+
+@cuda.jit
+def _isin_kernel(src, soff, total, tkeys, nt, kind, sign, expmask, ones, invert, out, ooff):
+    """Each element's ordered key looked up in the sorted keys of the test elements (NaN is in
+    nothing, -0.0 is 0.0)."""
+    for p in range(cuda.grid(1), total, cuda.gridsize(1)):
+        key = ordered_key(np.uint64(src[soff + p]), kind, sign, expmask, ones)
+        lo = 0
+        hi = nt
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if tkeys[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        found = lo < nt and tkeys[lo] == key and not (kind == 2 and key == ones)
+        out[ooff + p] = found != invert
+
+
+@cuda.jit
+def _zero_kernel(a, off, n):
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        a[off + i] = 0
+
+
+@cuda.jit
+def _bincount_kernel(x, xoff, n, w, woff, ws, out, ooff):
+    """out[x[i]] += w[i] (ws = 0: a weight of one, w holding a single 1)."""
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        cuda.atomic.add(out, ooff + x[xoff + i], w[woff + i * ws])
+
+
+@cuda.jit
+def _histc_kernel(x, xoff, n, left, right, nb, bins, counts):
+    """torch's histc bin of each element in [left, right], in the input's float type."""
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        v = x[xoff + i]
+        if v >= left and v <= right:
+            pos = int((v - left) * nb / (right - left))
+            if pos >= bins:
+                pos = bins - 1
+            cuda.atomic.add(counts, pos, 1)
+
+
+# ---- sorting -----------------------------------------------------------------------------------------
+class _Sorted:
+    """Rows of x along dim as sorted (key, index) pairs: keys.a / idx.a hold nrows rows of npad."""
+
+    def __init__(self, x: Tensor, dim: int, descending: bool) -> None:
+        self.src = dense(moved_last(x, dim))
+        self.n = self.src._size[-1]
+        self.nrows = _numel(self.src._size) // max(self.n, 1)
+        self.npad = padded(self.n)
+        total = self.nrows * self.npad
+        self.keys, self.idx = Buffer(total, np.uint64), Buffer(total, np.int64)
+        self.u = as_uint(self.src._storage.data)
+        self.params = key_params(x.dtype.numpy)
+        kind, sign, expmask, ones = self.params
+        flip = ones if descending else np.uint64(0)
+        if total:
+            driver.launch(make_keys, total, self.u, self.src._offset, self.n, self.npad, total, kind, sign,
+                          expmask, ones, flip, self.keys.a, self.idx.a)
+            sort_pairs(self.keys.a, self.idx.a, self.nrows, self.npad)
+
+    def gather(self, col0: int, ncols: int, values: "Tensor | None", indices: Tensor, dim: int,
+               keep: bool = True) -> None:
+        io = Target(moved_last(indices, dim, keep))
+        vo = Target(moved_last(values, dim, keep)) if values is not None else None
+        total = self.nrows * ncols
+        if total:
+            vals, voff = (as_uint(vo.data), vo.offset) if vo is not None else (self.u, 0)
+            driver.launch(_gather_kernel, total, self.u, self.src._offset, self.n, self.idx.a, self.npad, col0, ncols,
+                          total, vo is not None, vals, voff, io.data, io.offset)
+        io.finish()
+        if vo is not None:
+            vo.finish()
+
+
+def _numel(size: tuple) -> int:
+    n = 1
+    for s in size:
+        n *= s
+    return n
+
+
+def _sort(x: Tensor, dim: int, descending: bool, values: "Tensor | None", indices: Tensor) -> None:
+    _Sorted(x, dim, descending).gather(0, x._size[dim] if x._size else 1, values, indices, dim)
+
+
+def _topk(x: Tensor, k: int, dim: int, largest: bool, values: Tensor, indices: Tensor) -> None:
+    if x.dim() == 0:  # torch: a 0-dim input is its own top-k, k = 0 included
+        k = 1
+    if k:
+        _Sorted(x, dim, largest).gather(0, k, values, indices, dim)
+
+
+def _kthvalue(x: Tensor, k: int, dim: int, keepdim: bool, values: Tensor, indices: Tensor) -> None:
+    _Sorted(x, dim, False).gather(k - 1, 1, values, indices, dim, keepdim)
+
+
+def _mode(x: Tensor, dim: int, keepdim: bool, values: Tensor, indices: Tensor) -> None:
+    s = _Sorted(x, dim, False)
+    io, vo = Target(moved_last(indices, dim, keepdim)), Target(moved_last(values, dim, keepdim))
+    kind, _, _, ones = s.params
+    if s.nrows and s.n:
+        driver.launch(_mode_rows_kernel, s.nrows, s.keys.a, s.idx.a, s.npad, s.n, s.nrows, kind == 2, ones, s.u,
+                      s.src._offset, as_uint(vo.data), vo.offset, io.data, io.offset)
+    io.finish()
+    vo.finish()
+
+
+# ---- searching and counting -------------------------------------------------------------------------------
+def _compare_dtype(d: _dt.dtype) -> "_dt.dtype | None":
+    """Half compares as float (as the CPU kernel does); other dtypes as they are."""
+    return _dt.float32 if d is _dt.float16 else None
+
+
+def _search(bd: Tensor, x: Tensor, right: bool, sorter: "Tensor | None", out: Tensor) -> None:
+    m = bd._size[-1] if bd._size else 1
+    total = _numel(x._size)
+    if total == 0:
+        return
+    ct = _compare_dtype(bd.dtype)
+    b, v = dense(bd, ct), dense(x, ct)
+    nv = (x._size[-1] if (x._size and len(bd._size) > 1) else total)
+    s = dense(sorter, _dt.int64) if sorter is not None else None
+    o = Target(out)
+    sd, so = (s._storage.data, s._offset) if s is not None else (o.data, 0)
+    driver.launch(_searchsorted_kernel, total, b._storage.data, b._offset, m, len(bd._size) <= 1, v._storage.data,
+                  v._offset, max(nv, 1), total, sd, so, s is not None, right, o.data, o.offset)
+    o.finish()
+
+
+def _isin(e: Tensor, t: Tensor, assume_unique: bool, invert: bool, out: Tensor) -> None:
+    total = _numel(e._size)
+    if total == 0:
+        return
+    td = dense(t)
+    flat = Tensor._make(td._storage, (_numel(t._size),), (1,), td._offset, t.dtype, t._device)
+    s = _Sorted(flat, 0, False)
+    src = dense(e)
+    kind, sign, expmask, ones = key_params(e.dtype.numpy)
+    o = Target(out)
+    driver.launch(_isin_kernel, total, as_uint(src._storage.data), src._offset, total, s.keys.a, s.n, kind, sign, expmask,
+                  ones, invert, o.data, o.offset)
+    o.finish()
+
+
+def _bincount(x: Tensor, weights: "Tensor | None", out: Tensor) -> None:
+    o = Target(out)
+    nbins = _numel(out._size)
+    driver.launch(_zero_kernel, max(nbins, 1), o.data, o.offset, nbins)
+    n = _numel(x._size)
+    if n:
+        xs = dense(x)
+        if weights is not None:
+            w = dense(weights, out.dtype)
+            wd, woff, ws = w._storage.data, w._offset, 1
+        else:
+            one = Buffer(1, out.dtype.numpy)
+            one.storage.copy_from_host(0, np.ones(1, out.dtype.numpy))
+            wd, woff, ws = one.a, 0, 0
+        driver.launch(_bincount_kernel, n, xs._storage.data, xs._offset, n, wd, woff, ws, o.data, o.offset)
+    o.finish()
+
+
+def _histc(x: Tensor, lo: float, hi: float, out: Tensor) -> None:
+    bins = _numel(out._size)
+    counts = Buffer(bins, np.int64)
+    driver.launch(_zero_kernel, max(bins, 1), counts.a, 0, bins)
+    n = _numel(x._size)
+    if n:
+        xs = dense(x, _compare_dtype(x.dtype))
+        ft = xs._storage.data.dtype.type
+        driver.launch(_histc_kernel, n, xs._storage.data, xs._offset, n, ft(lo), ft(hi), ft(bins), bins, counts.a)
+    copy(out, Tensor._make(counts.storage, (bins,), (1,), 0, _dt.int64, out._device))  # int64 -> out's dtype
+
+
+# ---- unique: through the host -----------------------------------------------------------------------------
+def _cpu_tensor(a: np.ndarray, dtype: _dt.dtype) -> Tensor:
+    """A CPU tensor over the C-contiguous host array a."""
+    return Tensor._make(CPUStorage(a.reshape(-1)), tuple(a.shape), contiguous_strides(a.shape), 0, dtype, CPU)
+
+
+def _unique(x: Tensor, sorted_: bool, return_inverse: bool, return_counts: bool, dim: "int | None",
+            consecutive: bool, alloc: Callable) -> None:
+    """The CPU kernel on a host copy of x; each result is copied into the device output `alloc`
+    makes (fresh, contiguous)."""
+    pending: list = []
+
+    def host_alloc(i: int, shape: tuple) -> Tensor:
+        dev = alloc(i, shape)
+        a = np.empty(tuple(shape), dev.dtype.numpy)
+        pending.append((dev, a))
+        return _cpu_tensor(a, dev.dtype)
+
+    d = dense(x)
+    a = np.ascontiguousarray(d._storage.copy_to_host(d._offset, _numel(x._size)).reshape(x._size))
+    cpu_sort._unique(_cpu_tensor(a, x.dtype), sorted_, return_inverse, return_counts, dim, consecutive, host_alloc)
+    for dev, h in pending:
+        if h.size:
+            dev._storage.copy_from_host(dev._offset, h.reshape(-1))
+
+
+def sort(kind: str, *args: Any) -> None:
+    if kind == "sort":
+        _sort(*args)
+    elif kind == "topk":
+        _topk(*args)
+    elif kind == "kthvalue":
+        _kthvalue(*args)
+    elif kind == "mode":
+        _mode(*args)
+    elif kind == "searchsorted":
+        _search(*args)
+    elif kind == "unique":
+        _unique(*args)
+    elif kind == "isin":
+        _isin(*args)
+    elif kind == "bincount":
+        _bincount(*args)
+    elif kind == "histc":
+        _histc(*args)
+    else:
+        raise NotImplementedError(f"the CUDA sort stub has no kind '{kind}'")
