@@ -3,7 +3,6 @@
 elements take the global merge passes as well)."""
 from __future__ import annotations
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -14,7 +13,6 @@ from jtorch.kernels.cuda import bitonic
 from jtorch.kernels.cuda.sort import sort as cuda_sort_stub
 
 RNG = np.random.RandomState(0)
-HAS_REDUCE = importlib.util.find_spec("jtorch.kernels.cuda.reduce") is not None
 
 
 def same(a, b):
@@ -195,7 +193,6 @@ def test_searchsorted_sorter_stub():
         same(out, jtorch.searchsorted(u, vals, sorter=sorter, right=right))
 
 
-@pytest.mark.skipif(not HAS_REDUCE, reason="searchsorted checks its sorter with aminmax: the CUDA reduce stub")
 def test_searchsorted_sorter_operator():
     u = jtorch.tensor(np.array([5, 1, 3, 9, 7], np.int64))
     sorter = jtorch.argsort(u)
@@ -243,7 +240,6 @@ def test_bincount_stub():
     same(out, jtorch.tensor([0, 0, 0]))
 
 
-@pytest.mark.skipif(not HAS_REDUCE, reason="bincount's length needs the CUDA reduce stub (another helper's)")
 def test_bincount_operator():
     x = ints((30,), np.int32, 0, 6)
     same(jtorch.bincount(x.cuda(), minlength=8), jtorch.bincount(x, minlength=8))
