@@ -36,8 +36,13 @@ _ATOMIC_MINMAX = frozenset({np.dtype(np.int32), np.dtype(np.int64)})  # float Na
 def read_only(a: Any) -> Any:
     """A kernel argument the kernel only reads. The simulator copies every NumPy argument in and
     back out, so an input sharing memory with the output (tril_'s self) would be written back
-    over the result; cuda.In skips that copy back. On a GPU the array itself."""
-    return driver.numba_cuda().In(a) if driver.SIMULATED else a
+    over the result; its device-array wrapper is passed uncopied, as device memory is on a GPU
+    (what driver.launch does for every argument on main since 603014a). On a GPU the array."""
+    if driver.SIMULATED and isinstance(a, np.ndarray):
+        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+        return FakeCUDAArray(a)
+    return a
 
 
 def upload(values: np.ndarray, dtype: Any = _dt.int64) -> CUDAStorage:
