@@ -62,9 +62,9 @@ def _numel(shape: tuple) -> int:
 
 
 # ---- advanced indexing -------------------------------------------------------------------------
-def _plan(self: Any, key: list, other_strides: "tuple | None") -> tuple:
-    """(result shape, result dims as ("rest", self dim) or ("index", broadcast dim), the other
-    operand's strides, self's strides, per index array (self size, self stride, offset in the
+def _plan(self: Any, key: list) -> tuple:
+    """(result shape, result dims as ("rest", self dim) or ("index", broadcast dim), self's
+    strides over the result, per index array (self size, self stride, offset in the
     buffer, strides over the result), the concatenated index buffer).
 
     NumPy's placement (native/indexing.py _result_shape): the broadcast index dims replace the
@@ -79,8 +79,6 @@ def _plan(self: Any, key: list, other_strides: "tuple | None") -> tuple:
     dims = [("rest", d) for d in rest[:before]] + [("index", j) for j in range(len(bshape))] + \
         [("rest", d) for d in rest[before:]]
     shape = tuple(size[d] if kind == "rest" else bshape[d] for kind, d in dims)
-    if other_strides is None:
-        other_strides = tuple(0 for _ in shape)
     self_strides = tuple(stride[d] if kind == "rest" else 0 for kind, d in dims)
     per_index = []
     chunks = []
@@ -92,10 +90,11 @@ def _plan(self: Any, key: list, other_strides: "tuple | None") -> tuple:
         per_index.append((size[d], stride[d], off, istr))
         chunks.append(a.reshape(-1))
         off += a.size
-    return shape, dims, other_strides, self_strides, per_index, np.concatenate(chunks)
+    return shape, dims, self_strides, per_index, np.concatenate(chunks)
 
 
-def _geometry(shape: tuple, order: list, a: tuple, s: tuple, per_index: list) -> tuple:
+def _geometry(shape: tuple, order: list, a: tuple, s: tuple, per_index: list) -> Any:
+    """The int64 geometry array of index_kernels (dims listed in `order`, the slowest first)."""
     g = [len(order), len(per_index)] + [shape[d] for d in order] + [a[d] for d in order] + [s[d] for d in order]
     for isize, istride, off, istr in per_index:
         g += [isize, istride, off] + [istr[d] for d in order]
@@ -113,11 +112,10 @@ def _values_strides(values: Any, shape: tuple) -> tuple:
 
 
 def _index(out: Any, self: Any, key: list) -> None:
-    shape, dims, a, s, per_index, flat = _plan(self, key, None)
+    shape, _, s, per_index, flat = _plan(self, key)
     n = _numel(shape)
     if n == 0:
         return
-    # the result is written in C order over its own (freshly allocated) layout
     a = tuple(out._stride)
     idx = upload(flat)
     g = _geometry(shape, list(range(len(shape))), a, s, per_index)
@@ -126,7 +124,7 @@ def _index(out: Any, self: Any, key: list) -> None:
 
 
 def _index_put(self: Any, key: list, values: Any, accumulate: bool) -> None:
-    shape, dims, _, s, per_index, flat = _plan(self, key, None)
+    shape, dims, s, per_index, flat = _plan(self, key)
     n = _numel(shape)
     if n == 0:
         return

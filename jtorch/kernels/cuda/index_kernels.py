@@ -148,7 +148,6 @@ def nonzero_coords(n, chunk, g, t, to, starts, out, ncols):  # pragma: no cover 
     b = cuda.blockIdx.x
     tid = cuda.threadIdx.x
     nt = cuda.blockDim.x
-    nd = g[0]
     lo = b * chunk
     hi = min(n, lo + chunk)
     base = starts[b]
