@@ -151,17 +151,6 @@ def kernels(acc: np.dtype) -> Any:
     return mod
 
 
-def kernel_arg(buf: Any) -> Any:
-    """A storage's kernel array as a launch argument. The simulator copies each NumPy argument in
-    and back out separately, so a buffer passed twice (in-place addmm_: self is out) would lose
-    the kernel's writes to the later copy-back; wrapped, the kernel works on the buffer itself."""
-    if driver.SIMULATED:
-        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
-
-        return FakeCUDAArray(buf)
-    return buf
-
-
 def gemm_blocks(nbatch: int, m: int, n: int) -> int:
     tiles = nbatch * -(-m // TILE) * -(-n // TILE)
     return max(1, min(tiles, 1 if driver.SIMULATED else driver.sm_count() * 32))

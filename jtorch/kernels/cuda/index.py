@@ -33,18 +33,6 @@ _ATOMIC_ADD = frozenset({np.dtype(np.float32), np.dtype(np.float64), np.dtype(np
 _ATOMIC_MINMAX = frozenset({np.dtype(np.int32), np.dtype(np.int64)})  # float NaN rules differ: deterministic
 
 
-def read_only(a: Any) -> Any:
-    """A kernel argument the kernel only reads. The simulator copies every NumPy argument in and
-    back out, so an input sharing memory with the output (tril_'s self) would be written back
-    over the result; its device-array wrapper is passed uncopied, as device memory is on a GPU
-    (what driver.launch does for every argument on main since 603014a). On a GPU the array."""
-    if driver.SIMULATED and isinstance(a, np.ndarray):
-        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
-
-        return FakeCUDAArray(a)
-    return a
-
-
 def upload(values: np.ndarray, dtype: Any = _dt.int64) -> CUDAStorage:
     """Scratch device memory holding `values` (flattened); keep the storage alive while in use."""
     flat = np.ascontiguousarray(values, dtype=dtype.numpy).reshape(-1)
@@ -119,8 +107,8 @@ def _index(out: Any, self: Any, key: list) -> None:
     a = tuple(out._stride)
     idx = upload(flat)
     g = _geometry(shape, list(range(len(shape))), a, s, per_index)
-    driver.launch(K.index_gather, n, n, g, read_only(idx.data), out._storage.data, out._offset,
-                  read_only(self._storage.data), self._offset)
+    driver.launch(K.index_gather, n, n, g, idx.data, out._storage.data, out._offset,
+                  self._storage.data, self._offset)
 
 
 def _index_put(self: Any, key: list, values: Any, accumulate: bool) -> None:
@@ -131,7 +119,7 @@ def _index_put(self: Any, key: list, values: Any, accumulate: bool) -> None:
     a = _values_strides(values, shape)
     idx = upload(flat)
     data = self._storage.data
-    common = (read_only(idx.data), data, self._offset, read_only(values._storage.data), values._offset)
+    common = (idx.data, data, self._offset, values._storage.data, values._offset)
     if not accumulate:
         g = _geometry(shape, list(range(len(shape))), a, s, per_index)
         driver.launch(K.index_put, n, n, 1, g, *common, False)
@@ -172,7 +160,7 @@ def run_map(m: IndexMap, shape: tuple, dst: Any, dst_strides: tuple, src: Any, s
     else:
         shape, strides = (1,), [[0], [0], [0]]
     mod = _map_kernels(m)
-    ops = (bd, dst._offset, read_only(bs), os, read_only(index._storage.data), index._offset, index_stride, index_size,
+    ops = (bd, dst._offset, bs, os, index._storage.data, index._offset, index_stride, index_size,
            *extras)
     op = index_codegen.ATOMIC.get(m.combine)
     if not m.scatter or not m.reads_dst:  # no accumulation: a gather, or a racing plain store
@@ -202,7 +190,7 @@ def first_out_of_range(index: Any, lo: int, hi: int) -> "int | None":
     if n == 0:
         return None
     res = upload(np.array([n]))
-    driver.launch(K.first_out_of_range, n, n, g, read_only(index._storage.data), index._offset, lo, hi, res.data)
+    driver.launch(K.first_out_of_range, n, n, g, index._storage.data, index._offset, lo, hi, res.data)
     p = int(res.copy_to_host(0, 1)[0])
     if p >= n:
         return None
@@ -230,7 +218,7 @@ def nonzero(t: Any) -> np.ndarray:
     blocks, threads = _blocks(n)
     chunk = (n + blocks - 1) // blocks
     counts = CUDAStorage.allocate(blocks, _dt.int64)
-    data = read_only(t._storage.data)
+    data = t._storage.data
     driver.launch_blocks(K.nonzero_count, blocks, threads, n, chunk, g, data, t._offset, counts.data)
     c = counts.copy_to_host(0, blocks)  # the host learns the count here, as torch synchronises
     total = int(c.sum())
@@ -238,7 +226,7 @@ def nonzero(t: Any) -> np.ndarray:
         return np.zeros((total, ncols), np.int64)
     starts = upload(np.concatenate(([0], np.cumsum(c)[:-1])))
     out = CUDAStorage.allocate(total * ncols, _dt.int64)
-    driver.launch_blocks(K.nonzero_coords, blocks, threads, n, chunk, g, data, t._offset, read_only(starts.data),
+    driver.launch_blocks(K.nonzero_coords, blocks, threads, n, chunk, g, data, t._offset, starts.data,
                          out.data, ncols)
     return out.copy_to_host(0, total * ncols).reshape(total, ncols)
 

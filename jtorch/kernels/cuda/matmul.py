@@ -65,9 +65,9 @@ def run(kind: str, c: Any, co: int, cst: tuple, a: Any, b: Any, self: Any, beta:
     mod = gemm.kernels(acc)
     al, be = acc.type(alpha), acc.type(beta if self is not None else 0)
     use_self = self is not None
-    c = gemm.kernel_arg(c)
-    s, so, sst = (gemm.kernel_arg(self._storage.data), self._offset, self._stride) if use_self else (c, co, cst)
-    A, B = gemm.kernel_arg(a._storage.data), gemm.kernel_arg(b._storage.data)
+    c = c
+    s, so, sst = (self._storage.data, self._offset, self._stride) if use_self else (c, co, cst)
+    A, B = a._storage.data, b._storage.data
     if kind == "mm" or kind == "bmm":
         if kind == "mm":
             (m, k), (n,) = a._size, b._size[1:]

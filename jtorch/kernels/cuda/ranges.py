@@ -26,7 +26,6 @@ import numpy as np
 from numba import cuda
 
 from . import driver
-from .gemm import kernel_arg
 
 
 def _exact_fma(a: Any, b: Any, c: Any) -> Any:
@@ -144,7 +143,7 @@ def fill_range(kind: str, out: Any, *args: Any) -> None:
     n = out._size[0]
     if n == 0:
         return
-    data, off, st = kernel_arg(out._storage.data), out._offset, out._stride[0]
+    data, off, st = out._storage.data, out._offset, out._stride[0]
     dt = np.dtype(out._storage.data.dtype)
     if kind == "arange":
         start, step, chunk, vec = args
@@ -170,7 +169,7 @@ def fill_range(kind: str, out: Any, *args: Any) -> None:
             n1 = r.type(steps - 1)
             s, e = dt.type(start), dt.type(end)
             kernel = linspace_f64 if r == np.float64 else linspace_f32
-            parts = kernel_arg(out._storage.data.view(r))
+            parts = out._storage.data.view(r)
             for k, (a, b) in enumerate(((s.real, e.real), (s.imag, e.imag))):
                 driver.launch(kernel, n, parts, 2 * off + k, 2 * st, n, a, b, (b - a) / n1, halfway)
         else:

@@ -16,7 +16,6 @@ from numba import cuda
 
 from . import driver
 from .elementwise import meta_array
-from .index import read_only
 
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -88,5 +87,5 @@ def remap(dst: Any, src: Any, tri: "tuple[int, bool] | None" = None) -> None:
         k, mode = tri[0], 1 if tri[1] else 2
     g = meta_array((len(shape), *shape, *a, *b, k, mode))
     d = bits(dst._storage.data)
-    driver.launch(remap_kernel, numel, numel, g, d, dst._offset, read_only(bits(src._storage.data)), src._offset,
+    driver.launch(remap_kernel, numel, numel, g, d, dst._offset, bits(src._storage.data), src._offset,
                   d.dtype.type(0))
