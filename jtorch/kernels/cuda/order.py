@@ -18,7 +18,7 @@ from numba import cuda
 from . import driver
 from .elementwise import meta_array
 
-BLOCK = 8 if driver.SIMULATED else 256
+BLOCK = 4 if driver.SIMULATED else 256
 
 
 @cuda.jit(cache=True)

@@ -27,10 +27,10 @@ from .storage import CUDAStorage
 
 # Threads per block: a GPU wants 256; the simulator runs one OS thread per CUDA thread, so a
 # small block keeps tests quick while still exercising the shared-memory tree.
-BLOCK = 8 if driver.SIMULATED else 256
+BLOCK = 4 if driver.SIMULATED else 256
 # Each thread should fold at least this many elements before a row is split into more slices.
 MIN_PER_THREAD = 2 if driver.SIMULATED else 16
-BLOCKS_PER_SM = 8
+BLOCKS_PER_SM = 2 if driver.SIMULATED else 8  # the simulator: few blocks, slices still tested
 
 _modules: dict[tuple, Any] = {}
 

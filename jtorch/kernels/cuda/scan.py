@@ -18,7 +18,7 @@ from ..scalar_scan import IndexedScan, RowNormaliser
 from . import driver, scan_codegen
 from .elementwise import meta_array
 
-BLOCK = 8 if driver.SIMULATED else 256
+BLOCK = 4 if driver.SIMULATED else 256
 BLOCK_ROW_MIN = 4 if driver.SIMULATED else 32  # shorter rows: a thread per row
 
 _modules: dict[tuple, Any] = {}
