@@ -15,6 +15,8 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
+
 NOT_COMPILED = "Torch not compiled with CUDA enabled"
 NO_DRIVER = ("Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
              "driver from http://www.nvidia.com/Download/index.aspx")
@@ -134,6 +136,8 @@ def config(n: int, threads: int = 256) -> tuple[int, int]:
 def launch(kernel: Any, n: int, *args: Any, threads: int = 256) -> None:
     """Run a grid-stride kernel over n items on the current stream."""
     blocks, tpb = config(n, threads)
+    if SIMULATED:
+        args = _in_place(args)
     s = _streams.current
     if s is None:
         kernel[blocks, tpb](*args)
@@ -143,11 +147,21 @@ def launch(kernel: Any, n: int, *args: Any, threads: int = 256) -> None:
 
 def launch_blocks(kernel: Any, blocks: int, threads: int, *args: Any) -> None:
     """Run a kernel with an explicit grid (block-per-row reductions, tiled GEMM)."""
+    if SIMULATED:
+        args = _in_place(args)
     s = _streams.current
     if s is None:
         kernel[blocks, threads](*args)
     else:
         kernel[blocks, threads, s](*args)
+
+
+def _in_place(args: tuple) -> tuple:
+    """The simulator copies each NumPy argument in and back out, so two arguments over one buffer
+    (an in-place op: out is the input) would undo each other's writes; wrapped, they are used in place."""
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+    return tuple(FakeCUDAArray(a) if type(a) is np.ndarray and a.ndim else a for a in args)
 
 
 # ---- events ----------------------------------------------------------------------------------
