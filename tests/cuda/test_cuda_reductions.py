@@ -251,3 +251,11 @@ def test_autograd_sum_mean():
         grads.append(x.grad.cpu().numpy())
         assert x.grad.device.type == dev
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)
+
+
+def test_complex():
+    a = (rng.standard_normal((3, 9)) + 1j * rng.standard_normal((3, 9))).astype(np.complex64)
+    x = jtorch.tensor(a)
+    for fn in (lambda t: t.sum(1), lambda t: t.mean(), lambda t: t.prod(0), lambda t: t.var(1),
+               lambda t: jtorch.linalg.vector_norm(t, 2, dim=0), lambda t: jtorch.logsumexp(t, 1)):
+        check(fn, x, rtol=1e-5, atol=1e-5)

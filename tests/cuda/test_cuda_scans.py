@@ -133,3 +133,12 @@ def test_autograd(op):
         assert x.grad.device.type == dev
         grads.append(x.grad.cpu().numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
+
+
+def test_complex():
+    a = (rng.standard_normal((3, 9)) + 1j * rng.standard_normal((3, 9))).astype(np.complex64)
+    x = jtorch.tensor(a)
+    for dim in (0, 1):
+        check(lambda t: t.cumsum(dim), x, rtol=1e-5, atol=1e-5)
+        check(lambda t: t.cumprod(dim), x, rtol=1e-4, atol=1e-5)
+        check(lambda t: t.logcumsumexp(dim), x, rtol=1e-5, atol=1e-5)
