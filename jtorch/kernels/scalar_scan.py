@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
 from numba.core import types
 from numba.extending import register_jitable
 
@@ -117,7 +118,7 @@ def _log_add_exp_complex(x, y):
 
 def log_add_exp(x, y):
     """log(exp(x) + exp(y)) with PyTorch's handling of infinities and NaN (real and complex)."""
-    if isinstance(x, complex) or isinstance(y, complex):
+    if isinstance(x, (complex, np.complexfloating)) or isinstance(y, (complex, np.complexfloating)):
         return cmath.log(cmath.exp(x) + cmath.exp(y))
     return math.log(math.exp(x) + math.exp(y))
 
