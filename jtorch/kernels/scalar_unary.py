@@ -59,7 +59,7 @@ def absolute(self):
 
 
 def sign(self):
-    return (0 < self) - (self < 0)  # NaN -> 0, like torch
+    return int(0 < self) - int(self < 0)  # NaN -> 0, like torch (int(): NumPy bools do not subtract)
 
 
 def reciprocal(self):
