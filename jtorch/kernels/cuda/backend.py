@@ -25,6 +25,7 @@ def _storage(numel: int, dtype: Any, device: Any) -> Any:
 # stub kind -> (module, function)
 STUBS = {
     "elementwise": ("elementwise", "run_iterator"),
+    "elementwise_contiguous": ("elementwise", "contiguous_runner"),
     "copy": ("copy", "copy"),
     "fill": ("copy", "fill"),
     "read_scalar": ("copy", "read_scalar"),

@@ -91,3 +91,28 @@ def run_iterator(it: Any, scalar_fn: Callable, extras: tuple) -> None:
             t = o.tensor
             operands.append(Operand(t._storage.data, t._offset, tuple(o.strides)))
     launch(scalar_fn, tuple(it.shape), operands, extras)
+
+
+def contiguous_runner(scalar_fn: Callable, pattern: tuple, nextra: int) -> Callable:
+    """The `elementwise_contiguous` stub (TensorIterator's fast set-up): run(out, tensors,
+    compute_dtype, extras, numel) for contiguous CUDA tensors of one shape; inputs marked False in
+    `pattern` are CPU scalars, read as values of the compute dtype. The kernel module is looked up
+    once; a call is the argument list and one launch."""
+    from ...scalar import as_scalar
+
+    is_array = (True,) + tuple(pattern)
+    contig: list = []
+
+    def run(out: Any, tensors: list, dtype: Any, extras: Any, numel: int) -> None:
+        if not contig:
+            contig.append(kernels(scalar_fn, is_array, nextra).contig)
+        args = [out._storage.data, out._offset]
+        for t, arr in zip(tensors, pattern):
+            if arr:
+                args += (t._storage.data, t._offset)
+            else:
+                args.append(as_scalar(dtype.numpy.type, t._storage.read(t._offset)))
+        if numel:
+            driver.launch(contig[0], numel, numel, *args, *extras)
+
+    return run
