@@ -140,7 +140,7 @@ def gpu_rows(rows: list, peers: dict) -> None:
         ("mul", lambda: ja * jb, lambda: ta * tb, lambda: ca * cb, 3 * n * 4),
         ("exp", lambda: ja.exp(), lambda: ta.exp(), lambda: cupy.exp(ca), 2 * n * 4),
     ]:
-        label = f"cuda {n >> 20}M f32 {name}"
+        label = f"cuda {n / 2**20:g}M f32 {name}"
         progress(label)
         fns = {"jtorch": _synced(jf, sync_j, inner)}
         if torch:
@@ -176,10 +176,9 @@ def gpu_rows(rows: list, peers: dict) -> None:
         fns["cupy"] = _synced(lambda: cm @ cm, sync_c, 2)
     rows.append(_time_row(label + " (vs cuBLAS via torch)", _time(fns, 5), 2, 2.0))
 
-    label = "cuda MLP fwd+bwd 64x1000->100->10"
-    progress(label)
-    mods = {"jtorch": jtorch, "torch": torch}
     b_, d_, h_ = (4, 8, 4) if SMOKE else (64, 1000, 100)
+    label = f"cuda MLP fwd+bwd {b_}x{d_}->{h_}->10"
+    progress(label)
     xs = rng.standard_normal((b_, d_)).astype(np.float32)
     w1 = (rng.standard_normal((d_, h_)) / 30).astype(np.float32)
     w2 = (rng.standard_normal((h_, 10)) / 10).astype(np.float32)
@@ -213,11 +212,12 @@ def gpu_rows(rows: list, peers: dict) -> None:
     host = rng.standard_normal(1024 if SMOKE else MB64 // 4).astype(np.float32)
     jh = jtorch.from_numpy(host)
     jd = jh.cuda()
-    for label, jf, tf in [("host->device 64 MB", lambda: jh.cuda(), None), ("device->host 64 MB", lambda: jd.cpu(), None)]:
+    mb = f"{host.nbytes / 2**20:g} MB"
+    for label, jf in [(f"host->device {mb}", lambda: jh.cuda()), (f"device->host {mb}", lambda: jd.cpu())]:
         progress(label)
         t = _time({"jtorch": _synced(jf, sync_j, 3)}, repeat)
-        rows.append({"name": label, "group": "cuda", "kind": "throughput", "nbytes": MB64,
-                     "jtorch": _gbps(t["jtorch"], MB64, 3), "numpy": None, "torch": None, "ratio": None,
+        rows.append({"name": label, "group": "cuda", "kind": "throughput", "nbytes": host.nbytes,
+                     "jtorch": _gbps(t["jtorch"], host.nbytes, 3), "numpy": None, "torch": None, "ratio": None,
                      "target": None, "status": "report"})
 
 
