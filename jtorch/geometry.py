@@ -242,3 +242,17 @@ def coalesce_dimensions(shape: tuple, strides: list[list[int]]) -> tuple:
     for st in strides:
         del st[prev + 1:]
     return tuple(shape[: prev + 1])
+
+
+def scan_rows(size: tuple, dim: int, strides: "list[tuple[int, ...]]") -> "tuple[int, tuple, list[list[int]]]":
+    """The rows a scan along `dim` walks, for tensors of one `size` with the given strides:
+    (row length, shape of the other dims reordered fastest-first and coalesced, each tensor's
+    strides over that shape). A 0-dim or 1-dim tensor is one row."""
+    if len(size) <= 1:
+        return (size[0] if size else 1), (1,), [[0] for _ in strides]
+    other = [d for d in range(len(size)) if d != dim]
+    st = [[s[d] for d in other] for s in strides]
+    shape = tuple(size[d] for d in other)
+    perm = reorder_dimensions(shape, st)
+    st = [[s[p] for p in perm] for s in st]
+    return size[dim], coalesce_dimensions(tuple(shape[p] for p in perm), st), st

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ...geometry import coalesce_dimensions, reorder_dimensions
+from ...geometry import scan_rows
 from ..scalar_scan import RowNormaliser
 from . import cache, scan_codegen
 from .threads import GRAIN_SIZE, num_chunks
@@ -28,17 +28,7 @@ def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
     tensors = (*plan.outputs, inp)
     nops = len(tensors)
     size = inp._size
-    if len(size) <= 1:  # one row (a 0-dim tensor: one row of one element)
-        n = size[0] if size else 1
-        shape, strides = (1,), [[0]] * nops
-    else:
-        n = size[dim]
-        other = [d for d in range(len(size)) if d != dim]
-        strides = [[t._stride[d] for d in other] for t in tensors]
-        shape = tuple(size[d] for d in other)
-        perm = reorder_dimensions(shape, strides)
-        strides = [[st[p] for p in perm] for st in strides]
-        shape = coalesce_dimensions(tuple(shape[p] for p in perm), strides)
+    n, shape, strides = scan_rows(size, dim, [t._stride for t in tensors])
     nrows = 1
     for s in shape:
         nrows *= s
