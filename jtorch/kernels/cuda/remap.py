@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numba import cuda
 
+from ..cpu.remap import _coalesce  # one home: the C-order merge both remap stubs use
 from . import driver
 from .elementwise import meta_array
 
@@ -53,24 +54,6 @@ def remap_kernel(n, g, dst, doff, src, soff, zero):  # pragma: no cover - compil
         else:
             dst[dp] = zero
         i += step
-
-
-def _coalesce(shape: list, a: list, b: list) -> tuple[list, list, list]:
-    """Drop size-1 dims and merge adjacent dims (C order) that both views walk as one."""
-    s: list = []
-    x: list = []
-    y: list = []
-    for n, sa, sb in zip(shape, a, b):
-        if n == 1:
-            continue
-        if s and x[-1] == sa * n and y[-1] == sb * n:
-            s[-1] *= n
-            x[-1], y[-1] = sa, sb
-        else:
-            s.append(n)
-            x.append(sa)
-            y.append(sb)
-    return s or [1], x or [1], y or [1]
 
 
 def remap(dst: Any, src: Any, tri: "tuple[int, bool] | None" = None) -> None:
