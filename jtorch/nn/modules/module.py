@@ -125,7 +125,7 @@ class Module:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
-                            "(torch.nn.Parameter or None required)")
+                            "(jtorch.nn.Parameter or None required)")
         elif param.grad_fn:
             raise ValueError(
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created explicitly. "
@@ -209,7 +209,7 @@ class Module:
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
+                                "(jtorch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         else:
             modules = d.get("_modules")
@@ -221,14 +221,14 @@ class Module:
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
-                                    "(torch.nn.Module or None expected)")
+                                    "(jtorch.nn.Module or None expected)")
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                        "(torch.nn.Buffer, torch.Tensor or None expected)")
+                                        "(jtorch.nn.Buffer, jtorch.Tensor or None expected)")
                     persistent = (value.persistent if isinstance(value, Buffer)
                                   else name not in self._non_persistent_buffers_set)
                     self.register_buffer(name, value, persistent)
@@ -389,7 +389,18 @@ class Module:
                 return t.to(device, dt, non_blocking, memory_format=memory_format)
             return t.to(device, dt, non_blocking)
 
-        return self._apply(convert)
+        try:
+            return self._apply(convert)
+        except NotImplementedError as e:
+            if str(e) == "Cannot copy out of meta tensor; no data!":
+                raise NotImplementedError(f"{e} Please use jtorch.nn.Module.to_empty() instead of "
+                                          "jtorch.nn.Module.to() when moving module from meta to a different "
+                                          "device.") from None
+            raise
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
+        """Move to device with uninitialised memory (the way off the meta device)."""
+        return self._apply(lambda t: jtorch.empty_like(t, device=device), recurse=recurse)
 
     def cuda(self, device: Any = None) -> "Module":
         return self._apply(lambda t: t.cuda(device))
@@ -505,7 +516,7 @@ class Module:
                 continue
             input_param = state_dict[key]
             if not isinstance(input_param, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                error_msgs.append(f'While copying the parameter named "{key}", expected jtorch.Tensor or Tensor-like '
                                   f"object from checkpoint but received {type(input_param)}")
                 continue
             if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:

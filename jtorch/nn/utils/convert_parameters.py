@@ -32,7 +32,7 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
+        raise TypeError(f"expected jtorch.Tensor, but got: {_typename(vec)}")
     param_device = None
     pointer = 0
     for param in parameters:
