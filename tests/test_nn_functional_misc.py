@@ -53,6 +53,18 @@ def test_linear_and_bilinear():
     _same(JF.bilinear, TF.bilinear, _f32(5, 3), _f32(5, 2), _f32(4, 3, 2), _f32(4))
 
 
+@pytest.mark.parametrize("case", range(5))
+def test_bilinear_errors_match_torch(case):
+    shapes = [((2, 3), (2,), (1, 3, 3), None), ((2, 3), (3, 3), (1, 3, 3), None), ((2, 4), (2, 3), (1, 3, 3), None),
+              ((2, 3), (2, 2), (1, 3, 3), None), ((2, 3), (2, 3), (1, 3, 3), (2,))]
+    a, b, w, bias = shapes[case]
+
+    def run(lib, fn):
+        return _errors(lambda: fn(lib.ones(*a), lib.ones(*b), lib.ones(*w), None if bias is None else lib.ones(*bias)))
+
+    assert run(jtorch, JF.bilinear) == run(torch, TF.bilinear)
+
+
 def test_embedding_functional():
     idx = np.array([[1, 0], [3, 3]])
     _same(lambda w: JF.embedding(jtorch.tensor(idx), w, padding_idx=3),
@@ -98,10 +110,11 @@ def test_pad_constant_value_and_any_rank():
                                   TF.pad(torch.tensor([1, 2]), (1, 1), value=7).numpy())
 
 
-@pytest.mark.parametrize("case", range(5))
+@pytest.mark.parametrize("case", range(8))
 def test_pad_errors_match_torch(case):
     cases = [((1, 1, 3), (3, 3), "reflect"), ((1, 1, 3), (1, 2, 3), "constant"), ((3,), (1, 1), "reflect"),
-             ((1, 1, 3), (4, 4), "circular"), ((1, 1, 3), (1, 1), "foo")]
+             ((1, 1, 3), (4, 4), "circular"), ((1, 1, 3), (1, 1), "foo"), ((1, 3), (-2, -2), "constant"),
+             ((1, 3), (5, -4), "constant"), ((3,), (1, 1, 1, 1), "constant")]
     shape, pad, mode = cases[case]
     assert _errors(lambda: JF.pad(jtorch.ones(*shape), pad, mode=mode)) == \
         _errors(lambda: TF.pad(torch.ones(*shape), pad, mode=mode))
@@ -136,11 +149,13 @@ def test_interpolate_1d_matches_torch(kwargs):
     _same(lambda x: JF.interpolate(x, **kwargs), lambda x: TF.interpolate(x, **kwargs), _f32(2, 2, 5))
 
 
-@pytest.mark.parametrize("case", range(4))
+@pytest.mark.parametrize("case", range(6))
 def test_interpolate_errors_match_torch(case):
-    cases = [dict(size=(4, 4)), dict(), dict(size=4, scale_factor=2), dict(size=4, align_corners=True)]
-    assert _errors(lambda: JF.interpolate(jtorch.ones(1, 1, 3), **cases[case])) == \
-        _errors(lambda: TF.interpolate(torch.ones(1, 1, 3), **cases[case]))
+    cases = [dict(size=(4, 4)), dict(), dict(size=4, scale_factor=2), dict(size=4, align_corners=True),
+             dict(size=4, mode="bilinear"), dict(size=(4,), shape=(3,))]
+    shape = cases[case].pop("shape", (1, 1, 3))
+    assert _errors(lambda: JF.interpolate(jtorch.ones(*shape), **cases[case])) == \
+        _errors(lambda: TF.interpolate(torch.ones(*shape), **cases[case]))
 
 
 # ---- normalize and distances -------------------------------------------------------------------------

@@ -24,9 +24,19 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input1.dim() != input2.dim():
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError("bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    for i in range(input1.dim() - 1):
+        if input1.size(i) != input2.size(i):
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.size(i)} "
+                               f"and {input2.size(i)}")
+    if input1.size(-1) != weight.size(1):
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.size(-1)} but expected "
+                           f"{weight.size(1)}")
+    if input2.size(-1) != weight.size(2):
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.size(-1)} but expected "
+                           f"{weight.size(2)}")
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected "
+                           f"{weight.size(0)}")
     # y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j]
     out = jtorch.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
@@ -156,13 +166,13 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
 
 
 def _constant_pad_dim(x: Tensor, d: int, left: int, right: int, value: float) -> Tensor:
-    n = x.size(d)
-    if n + left + right < 0:
-        raise RuntimeError(f"The input size {n}, plus negative padding {left} and {right} resulted in a negative "
-                           f"output size, which is invalid. Check dimension {d} of your input.")
-    if left < 0 or right < 0:
-        x = x.narrow(d, max(-left, 0), n - max(-left, 0) - max(-right, 0))
-        left, right = max(left, 0), max(right, 0)
+    # negative padding crops first, one side at a time (ATen's constant_pad_nd, with narrow's errors)
+    if left < 0:
+        x = x.narrow(d, -left, x.size(d) + left)
+        left = 0
+    if right < 0:
+        x = x.narrow(d, 0, x.size(d) + right)
+        right = 0
     parts = []
     shape = list(x.shape)
     if left:
@@ -235,8 +245,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {expected[mode] + 2}D input")
     if dim < 1:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                  f"nearest-exact (got {mode})")
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                  f"area | nearest-exact (got {mode})")
     out = input
     for i in range(dim):  # separable: one 1-d resampling per spatial dim
         d = i + 2
