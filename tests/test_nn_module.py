@@ -337,3 +337,28 @@ def test_deepcopy_module():
     with jtorch.no_grad():
         k.w.fill_(0.0)
     assert j.w.tolist()[0][0] == 0.5
+
+
+def test_state_dict_hooks():
+    j = _build(jnn, jtorch)
+    seen = []
+    h1 = j.a.register_state_dict_pre_hook(lambda m, prefix, keep_vars: seen.append(("pre", prefix)))
+    h2 = j.register_state_dict_post_hook(lambda m, sd, prefix, meta: seen.append(("post", len(sd))))
+    j.state_dict()
+    assert seen == [("pre", "a."), ("pre", "shared."), ("post", 7)]  # 'shared' is 'a' again, under its own name
+    h1.remove()
+    h2.remove()
+
+    def rename(module, state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
+        if prefix + "old_scale" in state_dict:  # an old checkpoint's key, renamed on load
+            state_dict[prefix + "scale"] = state_dict.pop(prefix + "old_scale")
+
+    j.a.register_load_state_dict_pre_hook(rename)
+    sd = j.state_dict()
+    sd["a.old_scale"] = sd.pop("a.scale") * 0 + 9
+    j.load_state_dict(sd)
+    assert j.a.scale.tolist() == [9.0] * 3
+    post = []
+    j.register_load_state_dict_post_hook(lambda m, keys: post.append(list(keys.missing_keys)))
+    j.load_state_dict({}, strict=False)
+    assert post[-1] == ["w", "a.scale", "a.running", "b.scale", "b.running", "shared.scale", "shared.running"]

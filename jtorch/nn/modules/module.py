@@ -6,6 +6,7 @@ walks those dicts recursively, in registration order, exactly as torch does.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
@@ -82,6 +83,8 @@ class Module:
         d["_forward_pre_hooks_with_kwargs"] = {}
         d["_forward_hooks_always_called"] = {}
         d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_post_hooks"] = OrderedDict()
         d["_modules"] = {}
 
@@ -486,6 +489,8 @@ class Module:
             destination = vals.get("destination", destination)
             prefix = vals.get("prefix", prefix)
             keep_vars = vals.get("keep_vars", keep_vars)
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
@@ -504,6 +509,8 @@ class Module:
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
                               missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items())
                        if v is not None}
@@ -598,6 +605,19 @@ class Module:
 
     def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
         return add_hook(self._load_state_dict_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, prefix, keep_vars), called before this module's state_dict is made."""
+        return add_hook(self._state_dict_pre_hooks, hook)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs),
+        with the module first when with_module (what modules use to rename old checkpoint keys)."""
+        return add_hook(self._load_state_dict_pre_hooks,
+                        functools.partial(hook, self) if with_module else hook)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     # ---- printing -----------------------------------------------------------------------------
     def _get_name(self) -> str:
