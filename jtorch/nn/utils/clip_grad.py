@@ -12,9 +12,6 @@ from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "get_total_norm", "clip_grads_with_norm_"]
 
-_tensor_or_tensors = "Tensor | Iterable[Tensor]"
-
-
 def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: bool | None = None) -> Tensor:
     """The norm of the norms of each tensor (as if they were one vector)."""
