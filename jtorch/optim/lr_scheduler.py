@@ -1,0 +1,2 @@
+"""placeholder"""
+__all__: list = []
