@@ -14,6 +14,7 @@ by a pickler that translates them; the unpickler maps those names back to jtorch
 """
 from __future__ import annotations
 
+import _compat_pickle
 import codecs
 import collections
 import io
@@ -256,6 +257,11 @@ def _torch_globals() -> dict[tuple[str, str], Any]:
         ("builtins", "bytearray"): bytearray,
         ("builtins", "complex"): complex,
         ("builtins", "slice"): slice,
+        ("builtins", "int"): int,
+        ("builtins", "float"): float,
+        ("builtins", "bool"): bool,
+        ("builtins", "str"): str,
+        ("builtins", "bytes"): bytes,
     }
     for name, d in _STORAGE_DTYPES.items():
         table[("torch", name)] = _StorageType(name, d)
@@ -315,6 +321,11 @@ class _Unpickler(pickle.Unpickler):
         self.load_storage = load_storage
 
     def find_class(self, module: str, name: str) -> Any:
+        # protocol 2 writes Python 2 names for some builtins (int is __builtin__.long): map them back first
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         hit = _TORCH_GLOBALS.get((module, name))
         if hit is not None:
             return hit
