@@ -93,8 +93,9 @@ class Adam(Optimizer):
                 if amsgrad:
                     max_sq = state["max_exp_avg_sq"]
                     jtorch.maximum(max_sq, exp_avg_sq, out=max_sq)
-                    denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                    denom = max_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
                 else:
-                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                    # torch writes sqrt() / c (a second temporary); in place gives the same numbers
+                    denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
                 p.addcdiv_(exp_avg, denom, value=-step_size)
         return loss
