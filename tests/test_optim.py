@@ -213,3 +213,19 @@ def test_closure_and_hooks():
     h.remove()
     opt.step(closure)
     assert calls == ["pre", "post", "post"]
+
+
+def test_user_optimizer_subclass_keeps_grad_mode_and_hooks():
+    seen = []
+
+    class Mine(optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.1})
+
+        def step(self, closure=None):
+            seen.append(jtorch.is_grad_enabled())  # torch leaves grad mode alone for user steps
+
+    opt = Mine([jtorch.zeros(1, requires_grad=True)])
+    opt.register_step_post_hook(lambda o, a, k: seen.append("post"))
+    opt.step()
+    assert seen == [True, "post"]

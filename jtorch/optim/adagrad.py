@@ -5,7 +5,7 @@ from typing import Any, Callable, Iterable
 
 import jtorch
 
-from .optimizer import Optimizer, _check_closure
+from .optimizer import Optimizer, _check_closure, _use_grad
 
 __all__ = ["Adagrad"]
 
@@ -49,6 +49,7 @@ class Adagrad(Optimizer):
                 init = group["initial_accumulator_value"]
                 state["sum"] = jtorch.full_like(p, init, memory_format=jtorch.preserve_format)
 
+    @_use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = _check_closure(closure)
         for group in self.param_groups:

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 
 import jtorch
 
-from .optimizer import Optimizer, _check_closure, _scalar_step
+from .optimizer import Optimizer, _check_closure, _use_grad, _scalar_step
 
 __all__ = ["Adam"]
 
@@ -55,6 +55,7 @@ class Adam(Optimizer):
             group.setdefault("maximize", False)
             group.setdefault("decoupled_weight_decay", False)
 
+    @_use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = _check_closure(closure)
         for group in self.param_groups:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 import jtorch
 from jtorch import Tensor
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required"]  # _use_grad: for the optimizers of this package
 
 
 class _RequiredParameter:
@@ -40,23 +40,34 @@ def _typename(obj: object) -> str:
 
 
 def _use_grad(step: Callable) -> Callable:
-    """Run `step` with grad mode set to the optimizer's `differentiable` flag (False: no_grad)."""
+    """The built-in optimizers' steps run with grad mode set to their `differentiable` flag
+    (False: no_grad), as torch's `_use_grad_for_differentiable` does."""
 
     @functools.wraps(step)
     def wrapper(self: "Optimizer", *args: Any, **kwargs: Any) -> Any:
         prev = jtorch.is_grad_enabled()
         jtorch.set_grad_enabled(bool(self.defaults.get("differentiable", False)))
         try:
-            for hook in list(self._optimizer_step_pre_hooks.values()):
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    args, kwargs = result
-            out = step(self, *args, **kwargs)
-            for hook in list(self._optimizer_step_post_hooks.values()):
-                hook(self, args, kwargs)
-            return out
+            return step(self, *args, **kwargs)
         finally:
             jtorch.set_grad_enabled(prev)
+
+    return wrapper
+
+
+def _with_hooks(step: Callable) -> Callable:
+    """Every optimizer's step (a user's subclass too) runs the registered pre and post hooks."""
+
+    @functools.wraps(step)
+    def wrapper(self: "Optimizer", *args: Any, **kwargs: Any) -> Any:
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                args, kwargs = result
+        out = step(self, *args, **kwargs)
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
 
     return wrapper
 
@@ -96,10 +107,10 @@ class Optimizer:
             self.add_param_group(param_group)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        # every subclass's step runs under no_grad with the step hooks (torch patches step too)
+        # torch patches every optimizer's step to run the step hooks; grad mode is the step's own business
         super().__init_subclass__(**kwargs)
         if "step" in cls.__dict__:
-            cls.step = _use_grad(cls.__dict__["step"])
+            cls.step = _with_hooks(cls.__dict__["step"])
 
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}

@@ -5,7 +5,7 @@ from typing import Any, Callable, Iterable
 
 import jtorch
 
-from .optimizer import Optimizer, _check_closure, _scalar_step
+from .optimizer import Optimizer, _check_closure, _use_grad, _scalar_step
 
 __all__ = ["RMSprop"]
 
@@ -41,6 +41,7 @@ class RMSprop(Optimizer):
         )
         super().__init__(params, defaults)
 
+    @_use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = _check_closure(closure)
         for group in self.param_groups:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from .optimizer import Optimizer, _check_closure
+from .optimizer import Optimizer, _check_closure, _use_grad
 
 __all__ = ["SGD"]
 
@@ -37,6 +37,7 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
+    @_use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = _check_closure(closure)
         for group in self.param_groups:
