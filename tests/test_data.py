@@ -90,7 +90,7 @@ def test_default_collate_containers_against_torch():
     assert default_collate([True, False]).dtype == jtorch.bool
     assert default_collate([np.float32(1), np.float32(2)]).dtype == jtorch.float32
     assert default_collate([(1, 2.0), (3, 4.0)])[1].tolist() == [2.0, 4.0]
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     from torch.utils.data import default_collate as tc
 
     want = tc(batch)
