@@ -45,10 +45,14 @@ def __getattr__(name: str) -> object:
     """Operator functions (jtorch.add, ...) are generated on first use (PEP 562)."""
     if name.startswith("__"):
         raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
-    if name in ("testing", "profiler", "nn", "optim", "utils"):  # imported on first use: import stays small
+    if name in ("testing", "profiler", "nn", "optim", "utils", "serialization"):  # imported on first use: import stays small
         import importlib
 
         return importlib.import_module("." + name, __name__)
+    if name in ("save", "load"):  # jtorch.serialization's, on first use
+        from . import serialization
+
+        return getattr(serialization, name)
     fn = globals()[name] = _bindings.function_binding(name)
     return fn
 

@@ -1,0 +1,73 @@
+"""Adagrad (lr_decay, weight decay, initial accumulator, maximize): torch's dense single-tensor update."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import jtorch
+
+from .optimizer import Optimizer, _check_closure, _use_grad
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(
+            lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+            differentiable=differentiable, fused=fused,
+        )
+        super().__init__(params, defaults)
+        # torch fills the state eagerly, in the constructor
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = jtorch.tensor(0.0, dtype=jtorch.get_default_dtype())
+                init = group["initial_accumulator_value"]
+                state["sum"] = jtorch.full_like(p, init, memory_format=jtorch.preserve_format)
+
+    @_use_grad
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = _check_closure(closure)
+        for group in self.param_groups:
+            lr, lr_decay, eps, wd, maximize = (
+                group["lr"], group["lr_decay"], group["eps"], group["weight_decay"], group["maximize"]
+            )
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                step_t, state_sum = state["step"], state["sum"]
+                step_t += 1
+                step = step_t.item()
+                grad = p.grad if not maximize else -p.grad
+                if wd != 0:
+                    grad = grad.add(p, alpha=wd)
+                clr = lr / (1 + (step - 1) * lr_decay)
+                state_sum.addcmul_(grad, grad, value=1)
+                std = state_sum.sqrt().add_(eps)
+                p.addcdiv_(grad, std, value=-clr)
+        return loss
