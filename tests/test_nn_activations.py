@@ -169,3 +169,43 @@ def test_integer_inputs_where_torch_allows():
         jy, ty = getattr(F, name)(jtorch.tensor(a)), getattr(TF, name)(torch.tensor(a))
         assert str(jy.dtype).split(".")[1] == str(ty.dtype).split(".")[1], name
         np.testing.assert_allclose(jy.numpy(), ty.numpy())
+
+
+MODULES = [
+    ("ReLU", {}), ("ReLU", {"inplace": True}), ("ReLU6", {}), ("ReLU6", {"inplace": True}), ("LeakyReLU", {}),
+    ("LeakyReLU", {"negative_slope": 0.2, "inplace": True}), ("ELU", {"alpha": 0.5}), ("CELU", {}), ("SELU", {}),
+    ("SELU", {"inplace": True}), ("GELU", {}), ("GELU", {"approximate": "tanh"}), ("SiLU", {}), ("Mish", {}),
+    ("Hardtanh", {}), ("Hardtanh", {"min_val": -2.0, "max_val": 0.5, "inplace": True}), ("Hardsigmoid", {}),
+    ("Hardswish", {}), ("Softplus", {"beta": 2, "threshold": 5}), ("Softsign", {}), ("Tanhshrink", {}),
+    ("Hardshrink", {}), ("Softshrink", {"lambd": 0.25}), ("Sigmoid", {}), ("Tanh", {}), ("LogSigmoid", {}),
+    ("Softmax", {"dim": 1}), ("Softmin", {"dim": -1}), ("LogSoftmax", {"dim": 1}), ("GLU", {}),
+    ("Threshold", {"threshold": 0.1, "value": 20.0}), ("PReLU", {}), ("PReLU", {"num_parameters": 4, "init": 0.1}),
+]
+
+
+@pytest.mark.parametrize("name,kw", MODULES)
+def test_modules_match_torch(name, kw):
+    jm, tm = getattr(jtorch.nn, name)(**kw), getattr(torch.nn, name)(**kw)
+    assert repr(jm) == repr(tm)
+    assert list(jm.state_dict()) == list(tm.state_dict())
+    for k, v in tm.state_dict().items():
+        np.testing.assert_array_equal(jm.state_dict()[k].numpy(), v.numpy())
+    jm.double(), tm.double()
+    x = sample(np.float64, (3, 4))
+    # modules working in place get a non-leaf input, so that autograd allows it
+    jx, tx = jtorch.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    jy, ty = jm(jx * 1.0), tm(tx * 1.0)
+    np.testing.assert_allclose(jy.detach().numpy(), ty.detach().numpy(), rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(2).standard_normal(ty.shape)
+    jy.backward(jtorch.tensor(g)), ty.backward(torch.tensor(g))
+    tol = 1e-7 if name == "Hardsigmoid" else 1e-12
+    np.testing.assert_allclose(jx.grad.numpy(), tx.grad.numpy(), rtol=tol, atol=tol)
+    for (jn, jp), (tn, tp) in zip(jm.named_parameters(), tm.named_parameters()):
+        assert jn == tn
+        np.testing.assert_allclose(jp.grad.numpy(), tp.grad.numpy(), rtol=1e-12)
+
+
+def test_softmax_module_implicit_dim_warns():
+    with pytest.warns(UserWarning, match="^Implicit dimension choice for softmax"):
+        jtorch.nn.Softmax()(jtorch.ones(2, 3))
+    assert repr(jtorch.nn.Softmax()) == repr(torch.nn.Softmax()) == "Softmax(dim=None)"
