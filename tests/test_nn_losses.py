@@ -266,3 +266,18 @@ def test_training_step_gradients_match():
     w = rand((10, 8), np.float32, 2)
     compare(lambda a: nn.CrossEntropyLoss()(jtorch.tensor(x) @ a.t(), jtorch.tensor(t)),
             lambda a: torch.nn.CrossEntropyLoss()(torch.tensor(x) @ a.t(), torch.tensor(t)), [w], 3e-5)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("kw", [{}, {"ignore_index": 3}])
+def test_cross_entropy_double_backward(reduction, kw):
+    """A gradient penalty through cross_entropy: the fast path's backward under create_graph."""
+    x, t = rand((8, 5), np.float64, 0), np.array([0, 1, 2, 3, 4, 0, 1, 2])
+    grads = []
+    for mod, fn in ((jtorch, F.cross_entropy), (torch, TF.cross_entropy)):
+        a = mod.tensor(x, requires_grad=True)
+        g, = mod.autograd.grad(fn(a * 2, mod.tensor(t), reduction=reduction, **kw), a, create_graph=True)
+        (g * g).sum().backward()
+        grads.append((g.detach().numpy(), a.grad.numpy()))
+    np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-10, atol=1e-12)

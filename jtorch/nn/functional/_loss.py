@@ -230,7 +230,47 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
         return _cross_entropy_smoothed(input, target, weight, class_dim, reduction, ignore_index, label_smoothing)
+    if (weight is None and reduction != "none" and input.dim() == 2 and target.dim() == 1
+            and target.dtype == torch.int64 and input.shape[0] == target.shape[0] and target.numel()
+            and input.is_floating_point() and input.device.type != "meta"):
+        lo, hi = (int(v) for v in target.aminmax())
+        if lo >= 0 and hi < input.shape[1] and not lo <= ignore_index <= hi:
+            return _CrossEntropy.apply(input, target, reduction == "mean")
     return _nll(input.log_softmax(class_dim), target, weight, ignore_index, reduction)
+
+
+_ARANGE: dict = {}  # (classes, device) -> arange(classes): the one-hot comparand, made once
+
+
+class _CrossEntropy(Function):
+    """The training loop's case (N, C) logits, valid class indices, mean or sum: one log_softmax
+    and one gather forward, softmax - one_hot backward (three elementwise operators instead of
+    the composition's gather and softmax backwards). Under create_graph the backward is the
+    composition's, differentiated again by autograd."""
+
+    @staticmethod
+    def forward(ctx, input: Tensor, target: Tensor, mean: bool) -> Tensor:  # type: ignore[override]
+        logp = input.log_softmax(1)
+        index = target.unsqueeze(1)
+        ctx.save_for_backward(input, logp, index)
+        ctx.mean = mean
+        picked = logp.gather(1, index)
+        return -picked.mean() if mean else -picked.sum()
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:  # type: ignore[override]
+        input, logp, index = ctx.saved_tensors
+        n, c = logp.shape
+        if torch.is_grad_enabled():  # create_graph: the differentiable composition
+            picked = input.log_softmax(1).gather(1, index)
+            loss = -picked.mean() if ctx.mean else -picked.sum()
+            return torch.autograd.grad(loss, input, grad, create_graph=True)[0], None, None
+        key = (c, str(logp.device))
+        classes = _ARANGE.get(key)
+        if classes is None:
+            classes = _ARANGE[key] = torch.arange(c, device=logp.device)
+        g = logp.exp() - (index == classes).to(logp.dtype)
+        return g * (grad / n if ctx.mean else grad), None, None
 
 
 def _class_view(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
