@@ -51,7 +51,7 @@ UNARY = {
     "silu": {}, "mish": {}, "hardtanh": {}, "hardtanh_range": {"min_val": -2.0, "max_val": 3.0},
     "hardsigmoid": {}, "hardswish": {}, "softplus": {}, "softplus_beta": {"beta": 2.0, "threshold": 10.0},
     "softsign": {}, "tanhshrink": {}, "hardshrink": {}, "softshrink": {"lambd": 1.0}, "sigmoid": {}, "tanh": {},
-    "logsigmoid": {},
+    "logsigmoid": {}, "rrelu": {}, "rrelu_range": {"lower": 0.2, "upper": 0.4},
 }
 
 
@@ -156,6 +156,7 @@ def test_errors():
         lambda m, f: f.leaky_relu(m.tensor([1, 2])),
         lambda m, f: f.elu(m.tensor([1, 2])),
         lambda m, f: f.softplus(m.tensor([1, 2])),
+        lambda m, f: f.rrelu(m.tensor([1, 2])),
         lambda m, f: f.softshrink(m.ones(3), -1.0),
         lambda m, f: f.gelu(m.ones(3), approximate="fast"),
     ]
@@ -209,3 +210,24 @@ def test_softmax_module_implicit_dim_warns():
     with pytest.warns(UserWarning, match="^Implicit dimension choice for softmax"):
         jtorch.nn.Softmax()(jtorch.ones(2, 3))
     assert repr(jtorch.nn.Softmax()) == repr(torch.nn.Softmax()) == "Softmax(dim=None)"
+
+
+def test_rrelu_training_draws_slopes():
+    """Training: each non-positive element gets its own slope in [lower, upper], the gradient is
+    that slope; positive elements pass. Seeded draws repeat."""
+    x = jtorch.tensor([-2.0, -1.0, 0.0, 3.0] * 50, requires_grad=True)
+    jtorch.manual_seed(0)
+    y = F.rrelu(x, 0.1, 0.3, training=True)
+    y.sum().backward()
+    slope = x.grad.numpy()
+    neg = x.detach().numpy() <= 0
+    assert np.all((slope[neg] >= 0.1) & (slope[neg] <= 0.3)) and np.all(slope[~neg] == 1.0)
+    assert len(np.unique(slope[neg])) > 100
+    np.testing.assert_allclose(y.detach().numpy(), x.detach().numpy() * slope)
+    jtorch.manual_seed(0)
+    np.testing.assert_array_equal(F.rrelu(x.detach(), 0.1, 0.3, training=True).numpy(), y.detach().numpy())
+    m = jtorch.nn.RReLU(0.1, 0.3)
+    assert repr(m) == repr(torch.nn.RReLU(0.1, 0.3)) == "RReLU(lower=0.1, upper=0.3)"
+    assert repr(jtorch.nn.RReLU(inplace=True)) == repr(torch.nn.RReLU(inplace=True))
+    m.eval()
+    np.testing.assert_allclose(m(x.detach()).numpy(), F.leaky_relu(x.detach(), 0.2).numpy())

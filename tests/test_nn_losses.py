@@ -281,3 +281,19 @@ def test_cross_entropy_double_backward(reduction, kw):
         grads.append((g.detach().numpy(), a.grad.numpy()))
     np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("legacy", [{"size_average": False}, {"reduce": False}, {"size_average": True, "reduce": True}])
+def test_legacy_size_average_reduce(legacy):
+    x, y = rand((3, 4), np.float64, 0), rand((3, 4), np.float64, 1)
+    results = []
+    for mod, fn in ((jtorch, F.mse_loss), (torch, TF.mse_loss)):
+        with pytest.warns(UserWarning) as rec:
+            r = fn(mod.tensor(x), mod.tensor(y), **legacy)
+        results.append((r.numpy(), [str(w.message) for w in rec]))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    assert results[0][1] == results[1][1]
+    with pytest.warns(UserWarning):
+        jm = nn.CrossEntropyLoss(**legacy)
+    with pytest.warns(UserWarning):
+        assert jm.reduction == torch.nn.CrossEntropyLoss(**legacy).reduction

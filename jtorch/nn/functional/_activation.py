@@ -20,7 +20,7 @@ __all__ = [
     "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_",
     "gelu", "silu", "mish", "hardtanh", "hardtanh_", "hardsigmoid", "hardswish", "softplus", "softsign",
     "tanhshrink", "hardshrink", "softshrink", "sigmoid", "tanh", "logsigmoid", "softmax", "log_softmax",
-    "softmin", "glu", "threshold", "threshold_", "prelu",
+    "softmin", "glu", "threshold", "threshold_", "prelu", "rrelu", "rrelu_",
 ]
 
 # selu's constants, as torch's Activation.h
@@ -93,6 +93,24 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
+
+
+def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
+    if not training:  # the mean slope
+        return torch.where(input > 0, input, input * ((lower + upper) / 2))
+    # a slope drawn from U(lower, upper) for each non-positive element (torch's noise tensor)
+    slope = torch.empty_like(input).uniform_(lower, upper)
+    return torch.where(input > 0, input, input * slope)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    _float_only(input, "leaky_relu_cpu")
+    return _apply(_rrelu, input, inplace, lower, upper, training)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -247,7 +265,7 @@ def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtyp
 def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[torch.dtype] = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("softmin", input.dim())
-    return (-input).softmax(dim, dtype=dtype) if dtype is None else (-input.to(dtype)).softmax(dim)
+    return (-input).softmax(dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[torch.dtype] = None) -> Tensor:
