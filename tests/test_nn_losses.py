@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import jtorch
 import jtorch.nn as nn
@@ -297,3 +299,34 @@ def test_legacy_size_average_reduce(legacy):
         jm = nn.CrossEntropyLoss(**legacy)
     with pytest.warns(UserWarning):
         assert jm.reduction == torch.nn.CrossEntropyLoss(**legacy).reduction
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(0, 5), c=st.integers(1, 5), extra=st.lists(st.integers(1, 3), max_size=2),
+       reduction=st.sampled_from(REDUCTIONS), ignore=st.sampled_from([-100, 0, 2]), weighted=st.booleans(),
+       smoothing=st.sampled_from([0.0, 0.25]), seed=st.integers(0, 2**16))
+def test_cross_entropy_property(n, c, extra, reduction, ignore, weighted, smoothing, seed):
+    """Random shapes (empty batches and one class included), targets drawn with ignored entries,
+    weights, smoothing: same loss and gradient as torch, or the same error."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, c, *extra)) * 3
+    t = rng.integers(0, c, (n, *extra))
+    if n and ignore == -100:
+        t.reshape(-1)[0] = -100
+    w = rng.random(c) + 0.1 if weighted else None
+    out = []
+    for mod, fn in ((jtorch, F.cross_entropy), (torch, TF.cross_entropy)):
+        a = mod.tensor(x, requires_grad=True)
+        try:
+            y = fn(a, mod.tensor(t), weight=None if w is None else mod.tensor(w), ignore_index=ignore,
+                   reduction=reduction, label_smoothing=smoothing)
+        except Exception as e:  # noqa: BLE001  (compared below)
+            out.append((type(e), str(e)))
+            continue
+        y.backward(mod.ones_like(y))
+        out.append((y.detach().numpy(), a.grad.numpy()))
+    if isinstance(out[1][0], type):
+        assert out[0] == out[1]
+        return
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-10, atol=1e-12)

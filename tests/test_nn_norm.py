@@ -63,7 +63,8 @@ def test_batch_norm_functional_eval(dtype):
             lambda a, m, v, c, d: TF.batch_norm(a, m, v, c, d, eps=1e-3), [x, rm, rv, w, b], TOL[dtype], (0, 3, 4))
 
 
-@pytest.mark.parametrize("cls,shape", [("BatchNorm1d", (8, 4)), ("BatchNorm1d", (5, 4, 3)), ("BatchNorm2d", (3, 4, 5, 5)),
+@pytest.mark.parametrize("cls,shape", [("BatchNorm1d", (8, 4)), ("BatchNorm1d", (5, 4, 3)),
+                                       ("BatchNorm2d", (3, 4, 5, 5)),
                                        ("BatchNorm3d", (2, 4, 2, 3, 2))])
 @pytest.mark.parametrize("kw", [{}, {"momentum": None}, {"momentum": 0.5, "affine": False},
                                 {"track_running_stats": False}, {"eps": 1e-3}, {"bias": False}])
@@ -191,12 +192,11 @@ def test_errors(case):
 
 
 def test_reprs_and_defaults():
-    for jm, tm in ((nn.BatchNorm1d(16), torch.nn.BatchNorm1d(16)),
-                   (nn.BatchNorm2d(8, eps=1e-3, momentum=None, affine=False), torch.nn.BatchNorm2d(8, eps=1e-3, momentum=None, affine=False)),
-                   (nn.BatchNorm2d(8, track_running_stats=False), torch.nn.BatchNorm2d(8, track_running_stats=False)),
-                   (nn.GroupNorm(2, 6, affine=False), torch.nn.GroupNorm(2, 6, affine=False)),
-                   (nn.GroupNorm(2, 6, bias=False), torch.nn.GroupNorm(2, 6, bias=False)),
-                   (nn.LayerNorm((2, 3), elementwise_affine=False), torch.nn.LayerNorm((2, 3), elementwise_affine=False))):
+    cases = [("BatchNorm1d", (16,), {}), ("BatchNorm2d", (8,), {"eps": 1e-3, "momentum": None, "affine": False}),
+             ("BatchNorm2d", (8,), {"track_running_stats": False}), ("GroupNorm", (2, 6), {"affine": False}),
+             ("GroupNorm", (2, 6), {"bias": False}), ("LayerNorm", ((2, 3),), {"elementwise_affine": False})]
+    for name, args, kw in cases:
+        jm, tm = getattr(nn, name)(*args, **kw), getattr(torch.nn, name)(*args, **kw)
         assert repr(jm) == repr(tm)
         for (jk, jv), (tk, tv) in zip(jm.state_dict().items(), tm.state_dict().items()):
             assert jk == tk

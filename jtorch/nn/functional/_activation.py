@@ -256,19 +256,22 @@ def _get_softmax_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[torch.dtype] = None) -> Tensor:
+def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
+            dtype: Optional[torch.dtype] = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim())
     return input.softmax(dim, dtype=dtype)
 
 
-def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[torch.dtype] = None) -> Tensor:
+def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
+            dtype: Optional[torch.dtype] = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("softmin", input.dim())
     return (-input).softmax(dim, dtype=dtype)
 
 
-def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Optional[torch.dtype] = None) -> Tensor:
+def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
+                dtype: Optional[torch.dtype] = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim())
     return input.log_softmax(dim, dtype=dtype)
