@@ -169,6 +169,15 @@ def _check_nll(input: Tensor, target: Tensor, weight: Optional[Tensor]) -> int:
     return n_classes
 
 
+def _target_range(target: Tensor) -> tuple[int, int]:
+    """The smallest and largest target (a CPU tensor's through NumPy: a third of aminmax's cost)."""
+    if target.device.type == "cpu":
+        a = target.numpy()
+        return int(a.min()), int(a.max())
+    lo, hi = target.aminmax()
+    return int(lo), int(hi)
+
+
 def _first_out_of_bounds(target: Tensor, valid: Optional[Tensor], n_classes: int) -> None:
     bad = (target < 0) | (target >= n_classes)
     if valid is not None:
@@ -188,7 +197,7 @@ def _nll(logp: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: i
         target = target.long()
     checked = target.numel() == 0 or target.device.type == "meta"
     if not checked:
-        lo, hi = (int(v) for v in target.aminmax())
+        lo, hi = _target_range(target)
         # every target a class and none ignored: no mask needed (the training loop's case)
         if lo >= 0 and hi < n_classes and not lo <= ignore_index <= hi:
             picked = logp.gather(1, target.unsqueeze(1)).squeeze(1)
@@ -233,20 +242,20 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
     if (weight is None and reduction != "none" and input.dim() == 2 and target.dim() == 1
             and target.dtype == torch.int64 and input.shape[0] == target.shape[0] and target.numel()
             and input.is_floating_point() and input.device.type != "meta"):
-        lo, hi = (int(v) for v in target.aminmax())
+        lo, hi = _target_range(target)
         if lo >= 0 and hi < input.shape[1] and not lo <= ignore_index <= hi:
             return _CrossEntropy.apply(input, target, reduction == "mean")
     return _nll(input.log_softmax(class_dim), target, weight, ignore_index, reduction)
 
 
-_ARANGE: dict = {}  # (classes, device) -> arange(classes): the one-hot comparand, made once
+_NEG_ONES: dict = {}  # (rows, dtype, device) -> a (rows, 1) column of -1: the one-hot to subtract
 
 
 class _CrossEntropy(Function):
     """The training loop's case (N, C) logits, valid class indices, mean or sum: one log_softmax
-    and one gather forward, softmax - one_hot backward (three elementwise operators instead of
-    the composition's gather and softmax backwards). Under create_graph the backward is the
-    composition's, differentiated again by autograd."""
+    and one gather forward; backward softmax - one_hot as exp(logp) with -1 scatter-added at the
+    targets (three operators instead of the composition's gather and softmax backwards). Under
+    create_graph the backward is the composition's, differentiated again by autograd."""
 
     @staticmethod
     def forward(ctx, input: Tensor, target: Tensor, mean: bool) -> Tensor:  # type: ignore[override]
@@ -260,17 +269,19 @@ class _CrossEntropy(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:  # type: ignore[override]
         input, logp, index = ctx.saved_tensors
-        n, c = logp.shape
+        n = logp.shape[0]
         if torch.is_grad_enabled():  # create_graph: the differentiable composition
             picked = input.log_softmax(1).gather(1, index)
             loss = -picked.mean() if ctx.mean else -picked.sum()
             return torch.autograd.grad(loss, input, grad, create_graph=True)[0], None, None
-        key = (c, str(logp.device))
-        classes = _ARANGE.get(key)
-        if classes is None:
-            classes = _ARANGE[key] = torch.arange(c, device=logp.device)
-        g = logp.exp() - (index == classes).to(logp.dtype)
-        return g * (grad / n if ctx.mean else grad), None, None
+        key = (n, logp.dtype, str(logp.device))
+        neg_ones = _NEG_ONES.get(key)
+        if neg_ones is None:
+            if len(_NEG_ONES) > 64:
+                _NEG_ONES.clear()
+            neg_ones = _NEG_ONES[key] = torch.full((n, 1), -1.0, dtype=logp.dtype, device=logp.device)
+        g = logp.exp().scatter_add_(1, index, neg_ones)
+        return g.mul_(grad / n if ctx.mean else grad), None, None
 
 
 def _class_view(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
