@@ -166,8 +166,9 @@ def test_errors():
 
 def test_integer_inputs_where_torch_allows():
     a = [-2, 0, 3]
-    for name in ("relu", "softsign", "hardtanh"):
-        jy, ty = getattr(F, name)(jtorch.tensor(a)), getattr(TF, name)(torch.tensor(a))
+    for name, kw in (("relu", {}), ("softsign", {}), ("hardtanh", {}), ("relu6", {}),
+                     ("threshold", {"threshold": 1, "value": 5.0})):
+        jy, ty = getattr(F, name)(jtorch.tensor(a), **kw), getattr(TF, name)(torch.tensor(a), **kw)
         assert str(jy.dtype).split(".")[1] == str(ty.dtype).split(".")[1], name
         np.testing.assert_allclose(jy.numpy(), ty.numpy())
 

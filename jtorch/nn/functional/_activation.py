@@ -54,6 +54,8 @@ def relu_(input: Tensor) -> Tensor:
 
 def _threshold(input: Tensor, threshold: float, value: float) -> Tensor:
     # gradient: threshold_backward passes grad where input > threshold
+    if not input.is_floating_point():
+        value = int(value)  # integer inputs keep their dtype
     return torch.where(input > threshold, input, value)
 
 
