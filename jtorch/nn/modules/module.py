@@ -6,6 +6,7 @@ walks those dicts recursively, in registration order, exactly as torch does.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
@@ -82,6 +83,8 @@ class Module:
         d["_forward_pre_hooks_with_kwargs"] = {}
         d["_forward_hooks_always_called"] = {}
         d["_state_dict_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
         d["_load_state_dict_post_hooks"] = OrderedDict()
         d["_modules"] = {}
 
@@ -125,7 +128,7 @@ class Module:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
-                            "(torch.nn.Parameter or None required)")
+                            "(jtorch.nn.Parameter or None required)")
         elif param.grad_fn:
             raise ValueError(
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created explicitly. "
@@ -209,7 +212,7 @@ class Module:
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
+                                "(jtorch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         else:
             modules = d.get("_modules")
@@ -221,14 +224,14 @@ class Module:
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
-                                    "(torch.nn.Module or None expected)")
+                                    "(jtorch.nn.Module or None expected)")
                 modules[name] = value
             else:
                 buffers = d.get("_buffers")
                 if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                        "(torch.nn.Buffer, torch.Tensor or None expected)")
+                                        "(jtorch.nn.Buffer, jtorch.Tensor or None expected)")
                     persistent = (value.persistent if isinstance(value, Buffer)
                                   else name not in self._non_persistent_buffers_set)
                     self.register_buffer(name, value, persistent)
@@ -389,7 +392,18 @@ class Module:
                 return t.to(device, dt, non_blocking, memory_format=memory_format)
             return t.to(device, dt, non_blocking)
 
-        return self._apply(convert)
+        try:
+            return self._apply(convert)
+        except NotImplementedError as e:
+            if str(e) == "Cannot copy out of meta tensor; no data!":
+                raise NotImplementedError(f"{e} Please use jtorch.nn.Module.to_empty() instead of "
+                                          "jtorch.nn.Module.to() when moving module from meta to a different "
+                                          "device.") from None
+            raise
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
+        """Move to device with uninitialised memory (the way off the meta device)."""
+        return self._apply(lambda t: jtorch.empty_like(t, device=device), recurse=recurse)
 
     def cuda(self, device: Any = None) -> "Module":
         return self._apply(lambda t: t.cuda(device))
@@ -475,6 +489,8 @@ class Module:
             destination = vals.get("destination", destination)
             prefix = vals.get("prefix", prefix)
             keep_vars = vals.get("keep_vars", keep_vars)
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
@@ -493,6 +509,8 @@ class Module:
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
                               missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items())
                        if v is not None}
@@ -505,7 +523,7 @@ class Module:
                 continue
             input_param = state_dict[key]
             if not isinstance(input_param, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                error_msgs.append(f'While copying the parameter named "{key}", expected jtorch.Tensor or Tensor-like '
                                   f"object from checkpoint but received {type(input_param)}")
                 continue
             if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
@@ -587,6 +605,19 @@ class Module:
 
     def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
         return add_hook(self._load_state_dict_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, prefix, keep_vars), called before this module's state_dict is made."""
+        return add_hook(self._state_dict_pre_hooks, hook)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
+        """hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs),
+        with the module first when with_module (what modules use to rename old checkpoint keys)."""
+        return add_hook(self._load_state_dict_pre_hooks,
+                        functools.partial(hook, self) if with_module else hook)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     # ---- printing -----------------------------------------------------------------------------
     def _get_name(self) -> str:
