@@ -203,3 +203,49 @@ def test_reprs_and_defaults():
             np.testing.assert_array_equal(jv.numpy(), tv.numpy())
         assert [n for n, _ in jm.named_parameters()] == [n for n, _ in tm.named_parameters()]
         assert [n for n, _ in jm.named_buffers()] == [n for n, _ in tm.named_buffers()]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("nshape,eps", [((5,), None), ((4, 5), 1e-3)])
+def test_rms_norm(nshape, eps, dtype):
+    x = rand((3, 4, 5), dtype, 0, 3.0, 1.0)
+    w = rand(nshape, dtype, 1)
+    compare(lambda a, c: F.rms_norm(a, nshape, c, eps), lambda a, c: TF.rms_norm(a, nshape, c, eps),
+            [x, w], TOL[dtype], (0, 1))
+    jm, tm = nn.RMSNorm(nshape, eps=eps), torch.nn.RMSNorm(nshape, eps=eps)
+    assert repr(jm) == repr(tm)
+    assert repr(nn.RMSNorm(3, elementwise_affine=False)) == repr(torch.nn.RMSNorm(3, elementwise_affine=False))
+    compare(jm.to(jtorch.float64), tm.double(), [x.astype(np.float64)], 1e-10, (0,))
+
+
+@pytest.mark.parametrize("cls,shape", [("InstanceNorm1d", (3, 4, 6)), ("InstanceNorm1d", (4, 6)),
+                                       ("InstanceNorm2d", (2, 4, 3, 3)), ("InstanceNorm3d", (2, 4, 2, 2, 3))])
+@pytest.mark.parametrize("kw", [{}, {"affine": True, "track_running_stats": True, "momentum": 0.3}])
+def test_instance_norm_modules(cls, shape, kw):
+    jm, tm = getattr(nn, cls)(4, **kw), getattr(torch.nn, cls)(4, **kw)
+    assert repr(jm) == repr(tm)
+    assert list(jm.state_dict()) == list(tm.state_dict())
+    for step in range(3):
+        x = rand(shape, np.float64, step, 1.0 + step, step)
+        compare(jm.double(), tm.double(), [x], 1e-10, (0,))
+    for (k, jv), (_, tv) in zip(jm.state_dict().items(), tm.state_dict().items()):
+        close(jv, tv, 1e-10)
+        assert k
+    jm.eval(), tm.eval()
+    x = rand(shape, np.float64, 9)
+    close(jm(jtorch.tensor(x)), tm(torch.tensor(x)), 1e-10)
+
+
+INSTANCE_ERRORS = [
+    lambda m, n, f: f.instance_norm(m.zeros(2, 3, 4), use_input_stats=False),
+    lambda m, n, f: f.instance_norm(m.zeros(2, 3, 1)),
+    lambda m, n, f: f.rms_norm(m.zeros(2, 3), [4, 5]),
+    lambda m, n, f: f.rms_norm(m.zeros(2, 4), [4], weight=m.ones(3)),
+    lambda m, n, f: n.InstanceNorm1d(4, affine=True)(m.zeros(2, 3, 5)),
+    lambda m, n, f: n.InstanceNorm2d(4)(m.zeros(2, 3)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(INSTANCE_ERRORS)))
+def test_instance_and_rms_errors(case):
+    raises_like(lambda: INSTANCE_ERRORS[case](jtorch, nn, F), lambda: INSTANCE_ERRORS[case](torch, torch.nn, TF))

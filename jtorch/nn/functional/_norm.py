@@ -12,7 +12,7 @@ from typing import Optional, Sequence, Union
 import jtorch as torch
 from ...tensor import Tensor
 
-__all__ = ["batch_norm", "layer_norm", "group_norm"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "instance_norm"]
 
 
 def _verify_batch_size(size: Sequence[int]) -> None:
@@ -68,19 +68,27 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     return out
 
 
-def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
-               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+def _check_normalized_shape(input: Tensor, normalized_shape: Union[int, Sequence[int]],
+                            affine: tuple, star: str = "*, ") -> list:
+    """torch's _check_layer_norm_inputs (and rms_norm's, whose text has "[*4]" where layer_norm's has
+    "[*, 4]"): the shape, each affine tensor, the input."""
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     if len(shape) < 1:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
                            f"element, but got normalized_shape = {shape}")
-    for name, t in (("weight", weight), ("bias", bias)):
+    for name, t in affine:
         if t is not None and list(t.shape) != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {shape}")
     if input.dim() < len(shape) or list(input.shape[input.dim() - len(shape):]) != shape:
-        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*, "
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [{star}"
                            f"{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
+    return shape
+
+
+def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    shape = _check_normalized_shape(input, normalized_shape, (("weight", weight), ("bias", bias)))
     dims = list(range(-len(shape), 0))
     var, mean = torch.var_mean(input, dims, correction=0, keepdim=True)
     out = (input - mean) * torch.rsqrt(var + eps)
@@ -108,6 +116,53 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, 
     var, mean = torch.var_mean(x, -1, correction=0, keepdim=True)
     out = ((x - mean) * torch.rsqrt(var + eps)).reshape(input.shape)
     ndim = input.dim()
+    if weight is not None:
+        out = out * _per_channel(weight, ndim)
+    if bias is not None:
+        out = out + _per_channel(bias, ndim)
+    return out
+
+
+def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+             eps: Optional[float] = None) -> Tensor:
+    shape = _check_normalized_shape(input, normalized_shape, (("weight", weight),), star="*")
+    if eps is None:
+        eps = torch.finfo(input.dtype).eps
+    dims = list(range(-len(shape), 0))
+    out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return out * weight if weight is not None else out
+
+
+def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None, running_var: Optional[Tensor] = None,
+                  weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Each (sample, channel) normalised over its spatial elements; running statistics (when given)
+    move towards the batch average of the per-instance ones, as torch's batch-norm-on-(1, N*C) does."""
+    if use_input_stats:
+        size = list(input.shape)
+        prod = 1
+        for s in size[2:]:
+            prod *= s
+        if prod == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.size()}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    ndim = input.dim()
+    if use_input_stats:
+        dims = list(range(2, ndim))
+        var, mean = torch.var_mean(input, dims, correction=0, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            n = input.numel() // (input.shape[0] * input.shape[1])
+            with torch.no_grad():
+                flat = [input.shape[0], input.shape[1]]
+                if running_mean is not None:
+                    running_mean.copy_(mean.view(flat).mean(0) * momentum + running_mean * (1 - momentum))
+                if running_var is not None:
+                    unbiased = var.view(flat).mean(0) * (n / (n - 1))
+                    running_var.copy_(unbiased * momentum + running_var * (1 - momentum))
+        out = (input - mean) * torch.rsqrt(var + eps)
+    else:
+        out = (input - _per_channel(running_mean, ndim)) * _per_channel(torch.rsqrt(running_var + eps), ndim)
     if weight is not None:
         out = out * _per_channel(weight, ndim)
     if bias is not None:
