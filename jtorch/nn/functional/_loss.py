@@ -411,3 +411,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, r
         out = loss.sum()
         return out / input.shape[0] if input.dim() != 0 else out
     return _reduce(loss, reduction)
+
+
+from ._loss_more import *  # noqa: E402,F401,F403  (the other losses, kept in their own file)
+from ._loss_more import __all__ as _more  # noqa: E402
+
+__all__ += _more
