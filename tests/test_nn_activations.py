@@ -232,3 +232,12 @@ def test_rrelu_training_draws_slopes():
     assert repr(jtorch.nn.RReLU(inplace=True)) == repr(torch.nn.RReLU(inplace=True))
     m.eval()
     np.testing.assert_allclose(m(x.detach()).numpy(), F.leaky_relu(x.detach(), 0.2).numpy())
+
+
+def test_softmax2d():
+    x = sample(np.float64, (2, 3, 2, 2))
+    jm, tm = jtorch.nn.Softmax2d(), torch.nn.Softmax2d()
+    assert repr(jm) == repr(tm)
+    for inp in (x, x[0]):
+        check(jm, tm, inp, 1e-12)
+    raises_like(lambda: jm(jtorch.zeros(2, 2)), lambda: tm(torch.zeros(2, 2)))

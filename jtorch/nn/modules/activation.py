@@ -14,7 +14,7 @@ from .module import Module
 
 __all__ = ["Threshold", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "RReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
            "Hardtanh", "Hardsigmoid", "Hardswish", "Softplus", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink",
-           "Sigmoid", "Tanh", "LogSigmoid", "Softmax", "Softmin", "LogSoftmax", "GLU"]
+           "Sigmoid", "Tanh", "LogSigmoid", "Softmax", "Softmin", "LogSoftmax", "Softmax2d", "GLU"]
 
 
 def _inplace_only(inplace: bool) -> str:
@@ -310,6 +310,15 @@ class Softmin(_SoftmaxBase):
 
 class LogSoftmax(_SoftmaxBase):
     _fn = staticmethod(F.log_softmax)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of each spatial location: dim -3 of a (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)
 
 
 class GLU(Module):
