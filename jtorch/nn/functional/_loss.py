@@ -1,2 +1,419 @@
-"""(placeholder: filled by the nn issue)."""
-__all__: list = []
+"""Loss functions of `torch.nn.functional`, composed from jtorch's differentiable operators.
+
+cross_entropy is one log_softmax and one gather (nll_loss); when every target is a valid class
+(one aminmax tells) no mask is built at all, which keeps a training step's loss to a handful of
+operator calls. binary_cross_entropy is an autograd Function so that its gradient is torch's
+`(x - y) / max(x (1 - x), 1e-12)` also where the input is exactly 0 or 1 (the composed log's
+gradient would be cut by the -100 clamp there).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Optional
+
+import jtorch as torch
+from ...autograd.function import Function
+from ...scalar import SCALAR_TYPE_NAME
+from ...tensor import Tensor
+from ...warn import user_stacklevel
+
+__all__ = [
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+]
+
+
+# ---- reductions (torch/nn/_reduction.py) ------------------------------------------------------
+def _legacy_reduction(size_average: Optional[bool], reduce: Optional[bool], emit_warning: bool = True) -> str:
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=user_stacklevel())
+    return ret
+
+
+def _reduction(reduction: str, size_average: Optional[bool] = None, reduce: Optional[bool] = None) -> str:
+    if size_average is not None or reduce is not None:
+        return _legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _size_warning(input: Tensor, target: Tensor) -> None:
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=user_stacklevel())
+
+
+def _weighted(loss: Tensor, input: Tensor, weight: Tensor, reduction: str, mean_by_weight: bool) -> Tensor:
+    # the Python-level weighted forms of torch's mse_loss / l1_loss (sum / sum(weight)) and huber_loss (mean)
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+# ---- regression losses ------------------------------------------------------------------------
+def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+             reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    input, target = torch.broadcast_tensors(input, target)
+    diff = input - target
+    if weight is not None:
+        return _weighted(diff * diff, input, weight, reduction, True)
+    return _reduce(diff * diff, _reduction(reduction))
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+            reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    input, target = torch.broadcast_tensors(input, target)
+    if weight is not None:
+        return _weighted((input - target).abs(), input, weight, reduction, True)
+    return _reduce((input - target).abs(), _reduction(reduction))
+
+
+def _smooth_l1(input: Tensor, target: Tensor, beta: float) -> Tensor:
+    z = (input - target).abs()
+    return torch.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    input, target = torch.broadcast_tensors(input, target)
+    reduction = _reduction(reduction)
+    if beta == 0.0:
+        return _reduce((input - target).abs(), reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return _reduce(_smooth_l1(input, target, beta), reduction)
+
+
+def _huber(input: Tensor, target: Tensor, delta: float) -> Tensor:
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    z = (input - target).abs()
+    return torch.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Optional[Tensor] = None) -> Tensor:
+    _size_warning(input, target)
+    input, target = torch.broadcast_tensors(input, target)
+    if weight is not None:
+        return _weighted(_huber(input, target, delta), input, weight, reduction, False)
+    reduction = _reduction(reduction)
+    return _reduce(_huber(input, target, delta), reduction)
+
+
+# ---- classification: nll_loss and cross_entropy ------------------------------------------------
+def _check_nll(input: Tensor, target: Tensor, weight: Optional[Tensor]) -> int:
+    """torch's nll_loss_nd / nll_loss / nll_loss2d checks, in their order; returns the class count."""
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and input.shape[0] != (target.shape[0] if target.dim() else 1):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.dim() else 1}).")
+    n_classes = input.shape[1] if input.dim() > 1 else input.shape[0]
+    if input.dim() <= 2:
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if input.dim() == 1 and target.dim() == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+        if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
+                               f"but got weight tensor of shape: {list(weight.shape)}")
+    elif input.dim() == 4:
+        if target.dim() != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.dim()}")
+        if weight is not None and weight.numel() != n_classes:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"input and target batch or spatial sizes don't match: target {list(target.shape)}, "
+                               f"input {list(input.shape)}")
+    else:
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
+                               f"got {list(target.shape)}")
+        if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
+                               f"but got weight tensor of shape: {list(weight.shape)}")
+    if target.dtype not in (torch.int64, torch.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {SCALAR_TYPE_NAME[target.dtype]}")
+    return n_classes
+
+
+def _target_range(target: Tensor) -> tuple[int, int]:
+    """The smallest and largest target (a CPU tensor's through NumPy: a third of aminmax's cost)."""
+    if target.device.type == "cpu":
+        a = target.numpy()
+        return int(a.min()), int(a.max())
+    lo, hi = target.aminmax()
+    return int(lo), int(hi)
+
+
+def _first_out_of_bounds(target: Tensor, valid: Optional[Tensor], n_classes: int) -> None:
+    bad = (target < 0) | (target >= n_classes)
+    if valid is not None:
+        bad = bad & valid
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(target[bad][0])} is out of bounds.")
+
+
+def _nll(logp: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int, reduction: str) -> Tensor:
+    """-logp[i, target[i]] (times weight[target[i]]), ignored targets 0, reduced as torch: the mean
+    divides by the sum of the weights of the targets not ignored."""
+    n_classes = _check_nll(logp, target, weight)
+    squeeze = logp.dim() == 1
+    if squeeze:  # (C,) with a 0-dim (or one-element) target: one sample
+        logp, target = logp.unsqueeze(0), target.reshape(1)
+    if target.dtype == torch.uint8:
+        target = target.long()
+    checked = target.numel() == 0 or target.device.type == "meta"
+    if not checked:
+        lo, hi = _target_range(target)
+        # every target a class and none ignored: no mask needed (the training loop's case)
+        if lo >= 0 and hi < n_classes and not lo <= ignore_index <= hi:
+            picked = logp.gather(1, target.unsqueeze(1)).squeeze(1)
+            loss = -picked if weight is None else picked * -weight.gather(0, target.flatten()).view(target.shape)
+            if reduction == "mean" and weight is not None:
+                return loss.sum() / weight.gather(0, target.flatten()).sum()
+            out = _reduce(loss, reduction)
+            return out.squeeze(0) if squeeze and reduction == "none" else out
+    valid = target != ignore_index
+    if not checked:
+        _first_out_of_bounds(target, valid, n_classes)
+    safe = torch.where(valid, target, 0)
+    picked = logp.gather(1, safe.unsqueeze(1)).squeeze(1)
+    if weight is None:
+        w = valid.to(logp.dtype)
+    else:
+        w = torch.where(valid, weight.gather(0, safe.flatten()).view(safe.shape), 0.0)
+    loss = torch.where(valid, -picked * w if weight is not None else -picked, 0.0)
+    if reduction == "none":
+        return loss.squeeze(0) if squeeze else loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
+             ignore_index: int = -100, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
+    return _nll(input, target, weight, ignore_index, _reduction(reduction, size_average, reduce))
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                  size_average: Optional[bool] = None, ignore_index: int = -100, reduce: Optional[bool] = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    class_dim = 0 if input.dim() == 1 else 1
+    if input.shape == target.shape:
+        return _cross_entropy_probs(input, target, weight, class_dim, reduction, label_smoothing, ignore_index)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+        return _cross_entropy_smoothed(input, target, weight, class_dim, reduction, ignore_index, label_smoothing)
+    if (weight is None and reduction != "none" and input.dim() == 2 and target.dim() == 1
+            and target.dtype == torch.int64 and input.shape[0] == target.shape[0] and target.numel()
+            and input.is_floating_point() and input.device.type != "meta"):
+        lo, hi = _target_range(target)
+        if lo >= 0 and hi < input.shape[1] and not lo <= ignore_index <= hi:
+            return _CrossEntropy.apply(input, target, reduction == "mean")
+    return _nll(input.log_softmax(class_dim), target, weight, ignore_index, reduction)
+
+
+_NEG_ONES: dict = {}  # (rows, dtype, device) -> a (rows, 1) column of -1: the one-hot to subtract
+
+
+class _CrossEntropy(Function):
+    """The training loop's case (N, C) logits, valid class indices, mean or sum: one log_softmax
+    and one gather forward; backward softmax - one_hot as exp(logp) with -1 scatter-added at the
+    targets (three operators instead of the composition's gather and softmax backwards). Under
+    create_graph the backward is the composition's, differentiated again by autograd."""
+
+    @staticmethod
+    def forward(ctx, input: Tensor, target: Tensor, mean: bool) -> Tensor:  # type: ignore[override]
+        logp = input.log_softmax(1)
+        index = target.unsqueeze(1)
+        ctx.save_for_backward(input, logp, index)
+        ctx.mean = mean
+        picked = logp.gather(1, index)
+        return -picked.mean() if mean else -picked.sum()
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:  # type: ignore[override]
+        input, logp, index = ctx.saved_tensors
+        n = logp.shape[0]
+        if torch.is_grad_enabled():  # create_graph: the differentiable composition
+            picked = input.log_softmax(1).gather(1, index)
+            loss = -picked.mean() if ctx.mean else -picked.sum()
+            return torch.autograd.grad(loss, input, grad, create_graph=True)[0], None, None
+        key = (n, logp.dtype, str(logp.device))
+        neg_ones = _NEG_ONES.get(key)
+        if neg_ones is None:
+            if len(_NEG_ONES) > 64:
+                _NEG_ONES.clear()
+            neg_ones = _NEG_ONES[key] = torch.full((n, 1), -1.0, dtype=logp.dtype, device=logp.device)
+        g = logp.exp().scatter_add_(1, index, neg_ones)
+        return g.mul_(grad / n if ctx.mean else grad), None, None
+
+
+def _class_view(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
+    shape = [1] * input.dim()
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Optional[Tensor], class_dim: int, reduction: str,
+                         label_smoothing: float, ignore_index: int) -> Tensor:
+    # torch's cross_entropy_loss_prob_target
+    if not target.is_floating_point():
+        raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                           f"{SCALAR_TYPE_NAME[target.dtype]}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if label_smoothing < 0.0 or label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    n_classes = input.shape[class_dim]
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    prod = input.log_softmax(class_dim) * target
+    if weight is not None:
+        if weight.dim() != 1 or weight.numel() != n_classes:
+            raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes "
+                               f"but got weight tensor of shape: {list(weight.shape)}")
+        prod = prod * _class_view(weight, input, class_dim)
+    if reduction == "none":
+        return -prod.sum(class_dim)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum() / (input.numel() // n_classes if n_classes else 0)
+
+
+def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Optional[Tensor], class_dim: int,
+                            reduction: str, ignore_index: int, label_smoothing: float) -> Tensor:
+    # torch's cross_entropy_loss_label_smoothing: (1 - s) nll + s / C * (-sum_c w_c logp_c)
+    logp = input.log_softmax(class_dim)
+    nll = _nll(logp, target, weight, ignore_index, reduction)
+    n_classes = input.shape[class_dim]
+    ignore = target == ignore_index
+    smooth = -(logp * _class_view(weight, input, class_dim)).sum(class_dim) if weight is not None \
+        else -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            ret = smooth.sum() / weight.gather(0, target.masked_select(~ignore).flatten()).sum()
+        else:
+            ret = smooth.sum() / (~ignore).sum()
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+
+
+# ---- binary losses ----------------------------------------------------------------------------
+class _BinaryCrossEntropy(Function):
+    """Elementwise -(y log x + (1 - y) log(1 - x)), logs clamped at -100, with torch's gradients."""
+
+    @staticmethod
+    def forward(ctx, input: Tensor, target: Tensor) -> Tensor:  # type: ignore[override]
+        if input.device.type != "meta" and not bool(((input >= 0) & (input <= 1)).all()):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        ctx.save_for_backward(input, target)
+        return (target - 1) * torch.log1p(-input).clamp_min(-100.0) - target * torch.log(input).clamp_min(-100.0)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:  # type: ignore[override]
+        input, target = ctx.saved_tensors
+        gi = gt = None
+        if ctx.needs_input_grad[0]:
+            gi = grad * (input - target) / ((1 - input) * input).clamp_min(1e-12)
+        if ctx.needs_input_grad[1]:
+            gt = grad * -torch.logit(input)
+        return gi, gt
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                         reduction: str = "mean") -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    loss = _BinaryCrossEntropy.apply(input, target)
+    if weight is not None:
+        loss = loss * weight.expand(torch.broadcast_shapes(target.size(), weight.size()))
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                                     size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                                     reduction: str = "mean", pos_weight: Optional[Tensor] = None) -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    from ._activation import logsigmoid
+    # torch's formula: (1 - y) x - lw * log_sigmoid(x), lw = 1 + (pos_weight - 1) y; stable for any x
+    log_sig = logsigmoid(input)
+    if pos_weight is not None:
+        log_sig = log_sig * ((pos_weight - 1) * target + 1)
+    loss = (1 - target) * input - log_sig
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=user_stacklevel())
+    if reduction != "batchmean":
+        _reduction(reduction)
+    if log_target:
+        loss = torch.exp(target) * (target - input)
+    else:
+        # xlogy(y, y) - y x: 0 where y == 0 (the log's argument is made 1 there, so no NaN gradient)
+        zero = target == 0
+        loss = torch.where(zero, 0.0, target * torch.log(torch.where(zero, 1.0, target))) - target * input
+    if reduction == "batchmean":
+        out = loss.sum()
+        return out / input.shape[0] if input.dim() != 0 else out
+    return _reduce(loss, reduction)
+
+
+from ._loss_more import *  # noqa: E402,F401,F403  (the other losses, kept in their own file)
+from ._loss_more import __all__ as _more  # noqa: E402
+
+__all__ += _more

@@ -1,2 +1,170 @@
-"""(placeholder: filled by the nn issue)."""
-__all__: list = []
+"""Normalisation functions of `torch.nn.functional`: batch_norm, layer_norm, group_norm.
+
+Each is var_mean (biased) and (x - mean) * rsqrt(var + eps), then the affine part: jtorch's
+differentiable operators, so the gradient is var_mean's and needs no formula of its own.
+batch_norm in training updates the running statistics in place, outside autograd, as torch
+does: running = (1 - momentum) running + momentum * batch statistic, with the unbiased variance.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
+
+import jtorch as torch
+from ...tensor import Tensor
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "instance_norm"]
+
+
+def _verify_batch_size(size: Sequence[int]) -> None:
+    size_prods = size[0]
+    for s in size[2:]:
+        size_prods *= s
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def _per_channel(t: Tensor, ndim: int) -> Tensor:
+    """A (C,) tensor viewed as (1, C, 1, ...) against an ndim-dim input."""
+    return t.view([1, -1] + [1] * (ndim - 2)) if ndim > 2 else t
+
+
+def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
+               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    num_features = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None:
+            if t.numel() != num_features:
+                raise RuntimeError(f"{name} should contain {num_features} elements not {t.numel()}")
+        elif not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != num_features:
+            raise RuntimeError(f"{name} should contain {num_features} elements not {t.numel()}")
+    ndim = input.dim()
+    if training:
+        dims = [0] + list(range(2, ndim))
+        var, mean = torch.var_mean(input, dims, correction=0)
+        if running_mean is not None or running_var is not None:
+            n = input.numel() // num_features
+            with torch.no_grad():
+                if running_mean is not None:
+                    running_mean.copy_(mean * momentum + running_mean * (1 - momentum))
+                if running_var is not None:
+                    running_var.copy_(var * (momentum * n / (n - 1)) + running_var * (1 - momentum))
+    else:
+        mean, var = running_mean, running_var
+    out = (input - _per_channel(mean, ndim)) * _per_channel(torch.rsqrt(var + eps), ndim)
+    if weight is not None:
+        out = out * _per_channel(weight, ndim)
+    if bias is not None:
+        out = out + _per_channel(bias, ndim)
+    return out
+
+
+def _check_normalized_shape(input: Tensor, normalized_shape: Union[int, Sequence[int]],
+                            affine: tuple, star: str = "*, ") -> list:
+    """torch's _check_layer_norm_inputs (and rms_norm's, whose text has "[*4]" where layer_norm's has
+    "[*, 4]"): the shape, each affine tensor, the input."""
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if len(shape) < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {shape}")
+    for name, t in affine:
+        if t is not None and list(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t.shape)} and normalized_shape = {shape}")
+    if input.dim() < len(shape) or list(input.shape[input.dim() - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [{star}"
+                           f"{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}")
+    return shape
+
+
+def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    shape = _check_normalized_shape(input, normalized_shape, (("weight", weight), ("bias", bias)))
+    dims = list(range(-len(shape), 0))
+    var, mean = torch.var_mean(input, dims, correction=0, keepdim=True)
+    out = (input - mean) * torch.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+               eps: float = 1e-5) -> Tensor:
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    _verify_batch_size([n * c // num_groups, num_groups] + list(input.shape[2:]))
+    if c % num_groups != 0:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
+    x = input.reshape(n, num_groups, -1)
+    var, mean = torch.var_mean(x, -1, correction=0, keepdim=True)
+    out = ((x - mean) * torch.rsqrt(var + eps)).reshape(input.shape)
+    ndim = input.dim()
+    if weight is not None:
+        out = out * _per_channel(weight, ndim)
+    if bias is not None:
+        out = out + _per_channel(bias, ndim)
+    return out
+
+
+def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+             eps: Optional[float] = None) -> Tensor:
+    shape = _check_normalized_shape(input, normalized_shape, (("weight", weight),), star="*")
+    if eps is None:
+        eps = torch.finfo(input.dtype).eps
+    dims = list(range(-len(shape), 0))
+    out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return out * weight if weight is not None else out
+
+
+def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None, running_var: Optional[Tensor] = None,
+                  weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Each (sample, channel) normalised over its spatial elements; running statistics (when given)
+    move towards the batch average of the per-instance ones, as torch's batch-norm-on-(1, N*C) does."""
+    if use_input_stats:
+        size = list(input.shape)
+        prod = 1
+        for s in size[2:]:
+            prod *= s
+        if prod == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.size()}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    ndim = input.dim()
+    if use_input_stats:
+        dims = list(range(2, ndim))
+        var, mean = torch.var_mean(input, dims, correction=0, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            n = input.numel() // (input.shape[0] * input.shape[1])
+            with torch.no_grad():
+                flat = [input.shape[0], input.shape[1]]
+                if running_mean is not None:
+                    running_mean.copy_(mean.view(flat).mean(0) * momentum + running_mean * (1 - momentum))
+                if running_var is not None:
+                    unbiased = var.view(flat).mean(0) * (n / (n - 1))
+                    running_var.copy_(unbiased * momentum + running_var * (1 - momentum))
+        out = (input - mean) * torch.rsqrt(var + eps)
+    else:
+        out = (input - _per_channel(running_mean, ndim)) * _per_channel(torch.rsqrt(running_var + eps), ndim)
+    if weight is not None:
+        out = out * _per_channel(weight, ndim)
+    if bias is not None:
+        out = out + _per_channel(bias, ndim)
+    return out
