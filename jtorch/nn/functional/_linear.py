@@ -1,2 +1,289 @@
-"""(placeholder: filled by the nn issue)."""
-__all__: list = []
+"""nn.functional: linear, bilinear, embedding, dropout, one_hot, pad, interpolate, normalize,
+cosine_similarity, pairwise_distance: composed from jtorch's differentiable operators, so they
+run on every device and their gradients come from the operators' own formulas."""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import jtorch
+
+from ...tensor import Tensor
+
+__all__ = ["linear", "bilinear", "embedding", "dropout", "one_hot", "pad", "interpolate", "normalize",
+           "cosine_similarity", "pairwise_distance"]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if input.dim() == 2 and bias is not None:
+        return jtorch.addmm(bias, input, weight.t())  # one fused op on the hot path of an MLP
+    out = jtorch.matmul(input, weight.t())
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.size(i) != input2.size(i):
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.size(i)} "
+                               f"and {input2.size(i)}")
+    if input1.size(-1) != weight.size(1):
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.size(-1)} but expected "
+                           f"{weight.size(1)}")
+    if input2.size(-1) != weight.size(2):
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.size(-1)} but expected "
+                           f"{weight.size(2)}")
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected "
+                           f"{weight.size(0)}")
+    # y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j]
+    out = jtorch.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported by jtorch")
+    if input.dtype not in (jtorch.int64, jtorch.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    flat = input.reshape(-1)
+    if max_norm is not None:
+        _embedding_renorm_(weight, flat, max_norm, norm_type)
+    out = weight.index_select(0, flat)
+    if padding_idx is not None:
+        # the padding row receives no gradient: its lookups are cut from the graph
+        keep = (flat != padding_idx).unsqueeze(1)
+        out = jtorch.where(keep, out, out.detach())
+    return out.reshape(tuple(input.shape) + (weight.size(1),))
+
+
+def _embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> None:
+    """torch.embedding_renorm_: rows looked up whose norm exceeds max_norm are scaled down, in place."""
+    with jtorch.no_grad():
+        rows = jtorch.unique(indices)
+        sel = weight.index_select(0, rows)
+        norms = sel.norm(norm_type, 1, keepdim=True)
+        scale = jtorch.where(norms > max_norm, max_norm / (norms + 1e-7), jtorch.ones_like(norms))
+        weight.index_copy_(0, rows, sel * scale)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    # a Bernoulli(1-p) keep mask, scaled by 1/(1-p) (torch's _dropout_impl), drawn from jtorch's generator
+    mask = jtorch.empty_like(input).bernoulli_(1 - p).div_(1 - p)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    if tensor.dtype != jtorch.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        if int(tensor.min()) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(tensor.max()) + 1
+        elif int(tensor.max()) >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = jtorch.arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).long()
+
+
+# ---- pad --------------------------------------------------------------------------------------
+_PAD_COMBINATIONS = ("Supported combinations for non-constant padding:\n"
+                     "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                     "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                     "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def _pad_index(n: int, left: int, right: int, mode: str) -> list[int]:
+    """Source positions along one dim for reflect / replicate / circular padding."""
+    out = []
+    for j in range(-left, n + right):
+        if mode == "reflect":
+            period = 2 * (n - 1)
+            k = j % period if period else 0
+            out.append(k if k < n else period - k)
+        elif mode == "replicate":
+            out.append(min(max(j, 0), n - 1))
+        else:  # circular
+            out.append(j % n)
+    return out
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+        k = len(pad) // 2
+        if not (k in (1, 2, 3) and input.dim() in (k + 1, k + 2)):
+            raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+                                      + _PAD_COMBINATIONS)
+    out = input
+    for i in range(len(pad) // 2):
+        d = input.dim() - 1 - i
+        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
+        n = out.size(d)
+        if mode == "constant":
+            out = _constant_pad_dim(out, d, left, right, 0.0 if value is None else value)
+            continue
+        if mode == "reflect" and (left >= input.size(d) or right >= input.size(d)):
+            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({left}, {right}) at dimension {d} of input "
+                               f"{list(input.shape)}")
+        if mode == "circular" and (left > n or right > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if left < 0 or right < 0:  # negative padding crops first
+            out = out.narrow(d, max(-left, 0), n - max(-left, 0) - max(-right, 0))
+            n = out.size(d)
+            left, right = max(left, 0), max(right, 0)
+        idx = jtorch.tensor(_pad_index(n, left, right, mode), dtype=jtorch.int64, device=input.device)
+        out = out.index_select(d, idx)
+    return out
+
+
+def _constant_pad_dim(x: Tensor, d: int, left: int, right: int, value: float) -> Tensor:
+    # negative padding crops first, one side at a time (ATen's constant_pad_nd, with narrow's errors)
+    if left < 0:
+        x = x.narrow(d, -left, x.size(d) + left)
+        left = 0
+    if right < 0:
+        x = x.narrow(d, 0, x.size(d) + right)
+        right = 0
+    parts = []
+    shape = list(x.shape)
+    if left:
+        shape[d] = left
+        parts.append(jtorch.full(shape, value, dtype=x.dtype, device=x.device))
+    parts.append(x)
+    if right:
+        shape[d] = right
+        parts.append(jtorch.full(shape, value, dtype=x.dtype, device=x.device))
+    return jtorch.cat(parts, d) if len(parts) > 1 else x
+
+
+# ---- interpolate ------------------------------------------------------------------------------
+def _source_index(out_size: int, in_size: int, scale: float | None, mode: str, align_corners: bool) -> list[float]:
+    """ATen's area_pixel_compute_source_index / nearest_idx for every output position."""
+    if mode == "nearest":
+        s = in_size / out_size if scale is None else 1.0 / scale
+        return [min(int(math.floor(j * s)), in_size - 1) for j in range(out_size)]
+    if align_corners:
+        s = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+        return [s * j for j in range(out_size)]
+    s = in_size / out_size if scale is None else 1.0 / scale
+    return [max(s * (j + 0.5) - 0.5, 0.0) for j in range(out_size)]
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
+                                 "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                                 "(o1, o2, ...,oK) format.")
+            output_size = [int(s) for s in size]
+        else:
+            output_size = [int(size)] * dim
+        scales: list[float | None] = [None] * dim
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 "scale_factor in (s1, s2, ...,sK) format.")
+            scale_list = [float(s) for s in scale_factor]
+        else:
+            scale_list = [float(scale_factor)] * dim
+        output_size = [int(math.floor(input.size(i + 2) * s)) for i, s in enumerate(scale_list)]
+        scales = [None] * dim if recompute_scale_factor else list(scale_list)
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported by jtorch")
+    expected = {"nearest": None, "linear": 1, "bilinear": 2, "trilinear": 3}
+    if mode not in expected:
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by jtorch (nearest, linear, "
+                                  "bilinear, trilinear are)")
+    if expected[mode] is not None and dim != expected[mode]:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {expected[mode] + 2}D input")
+    if dim < 1:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                  f"area | nearest-exact (got {mode})")
+    out = input
+    for i in range(dim):  # separable: one 1-d resampling per spatial dim
+        d = i + 2
+        n_in, n_out = input.size(d), output_size[i]
+        src = _source_index(n_out, n_in, scales[i], mode, bool(align_corners))
+        if mode == "nearest":
+            out = out.index_select(d, jtorch.tensor(src, dtype=jtorch.int64, device=input.device))
+            continue
+        i0 = [min(int(math.floor(s)), n_in - 1) for s in src]
+        i1 = [min(a + 1, n_in - 1) for a in i0]
+        lam = [s - a for s, a in zip(src, i0)]
+        view = [1] * out.dim()
+        view[d] = n_out
+        w1 = jtorch.tensor(lam, dtype=input.dtype, device=input.device).reshape(view)
+        x0 = out.index_select(d, jtorch.tensor(i0, dtype=jtorch.int64, device=input.device))
+        x1 = out.index_select(d, jtorch.tensor(i1, dtype=jtorch.int64, device=input.device))
+        out = x0 + (x1 - x0) * w1
+    return out
+
+
+# ---- norms and distances ------------------------------------------------------------------------
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return jtorch.div(input, denom, out=out)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    # ATen's cosine_similarity: each input divided by its own norm (clamped at eps), then the dot product
+    x1b, x2b = jtorch.broadcast_tensors(x1, x2)
+    n1 = x1b.norm(2, dim, keepdim=True).clamp_min(eps)
+    n2 = x2b.norm(2, dim, keepdim=True).clamp_min(eps)
+    return ((x1b / n1) * (x2b / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    output_dim = max(x1.dim(), x2.dim())
+    innermost_dim = output_dim - 1
+    return (x1 - x2 + eps).norm(p, innermost_dim, keepdim=keepdim)

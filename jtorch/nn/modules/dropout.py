@@ -1,2 +1,25 @@
-"""(placeholder: filled by the nn issue)."""
-__all__: list = []
+"""Dropout (torch/nn/modules/dropout.py): zeroes elements with probability p while training."""
+from __future__ import annotations
+
+from ...tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+__all__ = ["Dropout"]
+
+
+class _DropoutNd(Module):
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace)
