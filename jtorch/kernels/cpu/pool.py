@@ -29,29 +29,38 @@ from .host import numpy_view
 def _max_pool2d(x, kh, kw, sh, sw, ph, pw, dh, dw, out, ind):
     N, C, H, W = x.shape
     oh, ow = out.shape[2], out.shape[3]
+    flat = x.reshape(N, C, H * W)
     for n in range(N):
         for c in range(C):
-            plane = x[n, c]
+            plane = flat[n, c]
+            o = out[n, c]
+            oi = ind[n, c]
             for y in range(oh):
                 h0 = y * sh - ph
                 h1 = min(h0 + (kh - 1) * dh + 1, H)
                 while h0 < 0:
                     h0 += dh
+                nh = (h1 - h0 + dh - 1) // dh
                 for xo in range(ow):
                     w0 = xo * sw - pw
                     w1 = min(w0 + (kw - 1) * dw + 1, W)
                     while w0 < 0:
                         w0 += dw
+                    nw = (w1 - w0 + dw - 1) // dw
                     best = h0 * W + w0
-                    m = -np.inf
-                    for ih in range(h0, h1, dh):
-                        for iw in range(w0, w1, dw):
-                            v = plane[ih, iw]
+                    m = plane[best]
+                    # the first element starts the running maximum (torch starts from -inf and the
+                    # first index: the same result, and no float64 in a float32 loop)
+                    for a in range(nh):
+                        row = (h0 + a * dh) * W + w0
+                        for b in range(nw):
+                            k = row + b * dw
+                            v = plane[k]
                             if v > m or v != v:
                                 m = v
-                                best = ih * W + iw
-                    out[n, c, y, xo] = m
-                    ind[n, c, y, xo] = best
+                                best = k
+                    o[y, xo] = m
+                    oi[y, xo] = best
 
 
 @enable_package_cache
