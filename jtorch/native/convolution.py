@@ -194,8 +194,8 @@ def check_convolution(input: Tensor, weight: Tensor, bias: "Tensor | None", stri
             raise RuntimeError(f"Input type (torch.{_LEGACY.get(_dname(input), '')}Tensor) and weight type (torch."
                                f"{_LEGACY.get(_dname(weight), '')}Tensor) should be the same or input should be a "
                                "MKLDNN tensor and weight is a dense tensor")
-        raise RuntimeError(f"expected scalar type {_LEGACY.get(_dname(weight), _dname(weight))} but found "
-                           f"{_LEGACY.get(_dname(input), _dname(input))}")
+        raise RuntimeError(f"expected scalar type {_LEGACY.get(_dname(input), _dname(input))} but found "
+                           f"{_LEGACY.get(_dname(weight), _dname(weight))}")
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"Input type ({_TYPE.get(_dname(input), _dname(input))}) and bias type "
                            f"({_TYPE.get(_dname(bias), _dname(bias))}) should be the same")
