@@ -105,7 +105,7 @@ def avg_pool_kernel(total, g, x, xo, out, oo):  # pragma: no cover - compiled
 
 
 @cuda.jit(cache=True)
-def avg_pool_backward_kernel(total, g, go, gout, gin, gio):  # pragma: no cover - compiled
+def avg_pool_backward_kernel(total, g, gout, go, gin, gio):  # pragma: no cover - compiled
     H, W, oh, ow, kh, kw, sh, sw, ph, pw, include_pad, divisor = (g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
                                                                   g[8], g[9], g[10], g[11])
     i = cuda.grid(1)
@@ -201,10 +201,7 @@ def pool(kind: str, *args: Any) -> None:
         g = meta_array((img._size[2], img._size[3], pooled._size[2], pooled._size[3], *k, *s, *p,
                         int(include_pad), int(divisor)))
         kern = avg_pool_kernel if kind == "avg_pool2d" else avg_pool_backward_kernel
-        if kind == "avg_pool2d":
-            driver.launch(kern, total, total, g, *_d(src), *_d(dst))
-        else:
-            driver.launch(kern, total, total, g, src._storage.data, src._offset, *_d(dst))
+        driver.launch(kern, total, total, g, *_d(src), *_d(dst))
     elif kind in ("adaptive_avg_pool2d", "adaptive_avg_pool2d_backward"):
         src, dst = args
         img, pooled = (src, dst) if kind == "adaptive_avg_pool2d" else (dst, src)
