@@ -58,6 +58,13 @@ def test_max_pool_gradient_goes_to_the_maximum_and_nan_propagates():
     assert _np(idx).tolist() == [[[[1, 6]]]]
     y.sum().backward()
     assert _np(x.grad).tolist() == [[[[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]]]]
+    inf, nan = float("inf"), float("nan")
+    x = jtorch.tensor([[[[-inf, 1.0, inf, nan, 3.0, -inf], [-inf, -inf, 2.0, nan, 7.0, inf]]]])
+    y, idx = JF.max_pool2d(x, 2, return_indices=True)
+    assert _np(y)[0, 0, 0, 0] == 1.0 and np.isnan(_np(y)[0, 0, 0, 1]) and _np(y)[0, 0, 0, 2] == inf
+    assert _np(idx).tolist() == [[[[1, 9, 11]]]]  # the last NaN of a window wins, as torch
+    y = JF.max_pool2d(jtorch.tensor([[[[-inf, -inf], [-inf, -inf]]]]), 2, return_indices=True)
+    assert _np(y[0]).tolist() == [[[[-inf]]]] and _np(y[1]).tolist() == [[[[0]]]]
 
 
 # ---- against torch ----------------------------------------------------------------------------------

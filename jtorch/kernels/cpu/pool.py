@@ -50,15 +50,31 @@ def _max_pool2d(x, kh, kw, sh, sw, ph, pw, dh, dw, out, ind):
                     best = h0 * W + w0
                     m = plane[best]
                     # the first element starts the running maximum (torch starts from -inf and the
-                    # first index: the same result, and no float64 in a float32 loop)
+                    # first index: the same result, and no float64 in a float32 loop). A NaN test
+                    # in this loop makes it 3x slower (measured), so the loop only collects whether
+                    # the window holds a NaN (or an inf: v * 0 is NaN for both) and such windows
+                    # are redone with torch's rule: NaN wins, the last one's index.
+                    nan = m * 0
                     for a in range(nh):
                         row = (h0 + a * dh) * W + w0
                         for b in range(nw):
                             k = row + b * dw
                             v = plane[k]
-                            if v > m or v != v:
+                            nan += v * 0
+                            if v > m:
                                 m = v
                                 best = k
+                    if nan != nan:
+                        best = h0 * W + w0
+                        m = plane[best]
+                        for a in range(nh):
+                            row = (h0 + a * dh) * W + w0
+                            for b in range(nw):
+                                k = row + b * dw
+                                v = plane[k]
+                                if v > m or v != v:
+                                    m = v
+                                    best = k
                     o[y, xo] = m
                     oi[y, xo] = best
 
