@@ -327,3 +327,22 @@ def test_meta_tensors_give_torch_shapes():
     m = m.to("meta")
     y = m(jtorch.empty(5, 3, 9, 9, device="meta"))
     assert y.device.type == "meta" and tuple(y.shape) == (5, 4, 10, 10)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_empty_batch_and_non_contiguous_input(transposed):
+    f = JF.conv_transpose2d if transposed else JF.conv2d
+    x = jtorch.zeros(0, 4, 6, 6).requires_grad_()
+    w = jtorch.ones(4, 2, 3, 3).requires_grad_()
+    y = f(x, w, None, groups=2)
+    assert tuple(y.shape) == ((0, 4, 8, 8) if transposed else (0, 4, 4, 4))  # torch's shapes
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (0, 4, 6, 6) and float(w.grad.abs().sum()) == 0.0
+    rng = np.random.default_rng(8)
+    base = rng.standard_normal((2, 6, 5, 4))
+    xt = jtorch.tensor(base).permute(0, 3, 1, 2)  # channels innermost in memory
+    wn = rng.standard_normal((4, 2, 2, 2))
+    want = (JF.conv_transpose2d if transposed else JF.conv2d)(jtorch.tensor(np.ascontiguousarray(base.transpose(0, 3, 1, 2))),
+                                                               jtorch.tensor(wn), None, 1, 0, *((0, 2) if transposed else (1, 2)))
+    got = (JF.conv_transpose2d if transposed else JF.conv2d)(xt, jtorch.tensor(wn), None, 1, 0, *((0, 2) if transposed else (1, 2)))
+    np.testing.assert_allclose(_np(got), _np(want), rtol=0, atol=0)

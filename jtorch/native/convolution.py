@@ -257,7 +257,7 @@ def _convolution(input: Tensor, weight: Tensor, bias: "Tensor | None", stride: S
         if g == 1:
             out = weight.reshape(o, -1).matmul(cols)
         else:
-            out = weight.reshape(g, o // g, -1).matmul(cols.reshape(n, g, -1, oh * ow))
+            out = weight.reshape(g, o // g, -1).matmul(cols.reshape(n, g, cols.shape[1] // g, oh * ow))
         out = out.reshape(n, o, oh, ow)
     else:
         cin, og = weight.shape[0], weight.shape[1]
