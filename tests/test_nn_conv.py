@@ -341,8 +341,7 @@ def test_empty_batch_and_non_contiguous_input(transposed):
     rng = np.random.default_rng(8)
     base = rng.standard_normal((2, 6, 5, 4))
     xt = jtorch.tensor(base).permute(0, 3, 1, 2)  # channels innermost in memory
-    wn = rng.standard_normal((4, 2, 2, 2))
-    want = (JF.conv_transpose2d if transposed else JF.conv2d)(jtorch.tensor(np.ascontiguousarray(base.transpose(0, 3, 1, 2))),
-                                                               jtorch.tensor(wn), None, 1, 0, *((0, 2) if transposed else (1, 2)))
-    got = (JF.conv_transpose2d if transposed else JF.conv2d)(xt, jtorch.tensor(wn), None, 1, 0, *((0, 2) if transposed else (1, 2)))
-    np.testing.assert_allclose(_np(got), _np(want), rtol=0, atol=0)
+    wn = jtorch.tensor(rng.standard_normal((4, 2, 2, 2)))
+    args = (None, 1, 0, 0, 2) if transposed else (None, 1, 0, 1, 2)
+    want = f(jtorch.tensor(np.ascontiguousarray(base.transpose(0, 3, 1, 2))), wn, *args)
+    np.testing.assert_allclose(_np(f(xt, wn, *args)), _np(want), rtol=0, atol=0)

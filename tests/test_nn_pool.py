@@ -156,7 +156,8 @@ def test_double_backward_matches_torch():
     res = []
     for lib, F in ((torch, torch.nn.functional), (jtorch, JF)):
         outs = []
-        for fn in (lambda t: F.max_pool2d(t, 2), lambda t: F.avg_pool2d(t, 3, 2, 1), lambda t: F.adaptive_avg_pool2d(t, 4)):
+        for fn in (lambda t: F.max_pool2d(t, 2), lambda t: F.avg_pool2d(t, 3, 2, 1),
+                   lambda t: F.adaptive_avg_pool2d(t, 4)):
             xt = lib.tensor(x).requires_grad_()
             y = fn(xt)
             gx, = lib.autograd.grad(y.pow(2).sum(), xt, create_graph=True)
@@ -227,6 +228,7 @@ def test_module_reprs_and_forward_match_torch():
 def test_meta_tensors_give_shapes():
     x = jtorch.empty(2, 3, 9, 8, device="meta")
     y, i = JF.max_pool2d(x, 3, 2, 1, ceil_mode=True, return_indices=True)
-    assert tuple(y.shape) == (2, 3, 5, 5)  # torch.Size([2, 3, 5, 5]) and i.dtype == jtorch.int64 and y.device.type == "meta"
+    assert tuple(y.shape) == (2, 3, 5, 5)  # torch.Size([2, 3, 5, 5])
+    assert i.dtype == jtorch.int64 and y.device.type == "meta" and tuple(i.shape) == (2, 3, 5, 5)
     assert tuple(JF.avg_pool2d(x, 2).shape) == (2, 3, 4, 4)
     assert tuple(JF.adaptive_avg_pool2d(x, (3, 5)).shape) == (2, 3, 3, 5)

@@ -189,7 +189,8 @@ def _avg_params(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int],
 
 
 def _avg_pool2d(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
-                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: "int | None" = None) -> Tensor:
+                ceil_mode: bool = False, count_include_pad: bool = True,
+                divisor_override: "int | None" = None) -> Tensor:
     k, s, p, oh, ow = _avg_params(self, kernel_size, stride, padding, ceil_mode, divisor_override)
     out = allocate(self._size[:-2] + (oh, ow), None, self.dtype, self._device)
     if self._device.type != "meta" and out.numel():
