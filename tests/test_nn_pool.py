@@ -123,6 +123,23 @@ def test_adaptive_avg_pool2d_matches_torch(size):
              lambda t: JF.adaptive_avg_pool2d(t, size), x, exact=False)
 
 
+@pytest.mark.parametrize("size", [(3, 4), (1, 1), (7, 6), (10, 4), (2, None)])
+def test_adaptive_max_pool2d_matches_torch(size):
+    torch = _torch()
+    x = np.random.default_rng(2).standard_normal((2, 3, 7, 6))
+    x[0, 1, 2, 3] = np.nan  # NaN wins its windows, as in torch
+    xt, xj = torch.tensor(x, requires_grad=True), jtorch.tensor(x).requires_grad_()
+    rt = torch.nn.functional.adaptive_max_pool2d(xt, size, return_indices=True)
+    rj = JF.adaptive_max_pool2d(xj, size, return_indices=True)
+    np.testing.assert_array_equal(_np(rj[0]), _np(rt[0]))
+    np.testing.assert_array_equal(_np(rj[1]), rt[1].numpy())
+    g = np.random.default_rng(1).standard_normal(tuple(rt[0].shape))
+    rt[0].backward(torch.tensor(g))
+    rj[0].backward(jtorch.tensor(g))
+    assert type(rj[0].grad_fn).__name__ == type(rt[0].grad_fn).__name__ == "AdaptiveMaxPool2DBackward0"
+    np.testing.assert_allclose(_np(xj.grad), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
 def test_1d_pooling_and_unbatched_inputs_match_torch():
     torch = _torch()
     x = np.random.default_rng(3).standard_normal((2, 3, 9))
@@ -189,6 +206,10 @@ def _cases(lib, F):
         lambda: F.adaptive_avg_pool2d(lib.zeros(8), 2),
         lambda: F.adaptive_avg_pool2d(x, (1, 2, 3)),
         lambda: F.adaptive_avg_pool2d(lib.zeros(2, 3, 0, 4), 2),
+        lambda: F.adaptive_max_pool2d(lib.zeros(8), 2),
+        lambda: F.adaptive_max_pool2d(x, (1, 2, 3)),
+        lambda: F.adaptive_max_pool2d(lib.zeros(2, 3, 0, 4), 2),
+        lambda: F.adaptive_max_pool2d(x, (-1, 2)),
     ]
 
 
@@ -212,7 +233,8 @@ def test_module_reprs_and_forward_match_torch():
     torch = _torch()
     specs = [("MaxPool2d", (2,), {}), ("MaxPool2d", (3, 2, 1, 2, True, True), {}), ("AvgPool2d", (2,), {}),
              ("AvgPool2d", (3, 2, 1, True, False, 2), {}), ("AdaptiveAvgPool2d", ((3, None),), {}),
-             ("MaxPool1d", (2,), {}), ("AvgPool1d", (3,), {}), ("AdaptiveAvgPool1d", (4,), {})]
+             ("MaxPool1d", (2,), {}), ("AvgPool1d", (3,), {}), ("AdaptiveAvgPool1d", (4,), {}),
+             ("AdaptiveMaxPool2d", ((3, None),), {}), ("AdaptiveMaxPool2d", (2, True), {})]
     x2 = np.random.default_rng(7).standard_normal((2, 3, 9, 8))
     for name, a, kw in specs:
         jm, tm = getattr(jnn, name)(*a, **kw), getattr(torch.nn, name)(*a, **kw)

@@ -1,5 +1,6 @@
 """Pooling (ATen's DilatedMaxPool2d.cpp, AveragePool2d.cpp, AdaptiveAveragePooling.cpp,
-MaxPooling.cpp, Pool.h): max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d and their
+MaxPooling.cpp, Pool.h, AdaptiveMaxPooling2d.cpp): max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d,
+adaptive_max_pool2d and their
 backward operators, with kernels behind the backend's `pool` stub; max_pool1d/2d, avg_pool1d,
 adaptive_avg_pool1d/2d are the composites torch has over them (1-d pooling runs as 2-d pooling over
 a height of 1). Shapes and checks are torch's (pooling_output_shape, pool2d_shape_check), texts
@@ -284,3 +285,38 @@ def adaptive_avg_pool1d(self: Tensor, output_size: Sequence[int]) -> Tensor:
                            f"{self.dim()}D tensor")
     out = adaptive_avg_pool2d(self.unsqueeze(-2), [1, _one(output_size, 1)])
     return out.squeeze(-2)
+
+
+# ---- adaptive max pooling -------------------------------------------------------------------------
+def _adaptive_max_pool2d(self: Tensor, output_size: Sequence[int]) -> tuple:
+    nd = self.dim()
+    if nd not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape_str(self._size)}")
+    for i in (-2, -1):
+        if self._size[i] <= 0:
+            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
+                               f"but input has sizes {shape_str(self._size)} with dimension {i + nd} being empty")
+    output_size = _lst(output_size)
+    if len(output_size) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    size = self._size[:-2] + tuple(output_size)
+    if any(v < 0 for v in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {shape_str(size)}")
+    out = allocate(size, None, self.dtype, self._device)
+    ind = allocate(size, None, _dt.int64, self._device)
+    if self._device.type != "meta" and out.numel():
+        _stub(self)("adaptive_max_pool2d", _contiguous(_4d(self)), _4d(out), _4d(ind))
+    return out, ind
+
+
+def _adaptive_max_pool2d_backward(grad_output: Tensor, self: Tensor, indices: Tensor) -> Tensor:
+    gin = allocate(self._size, None, grad_output.dtype, self._device)
+    if self._device.type != "meta" and gin.numel():  # the indices are flat per plane, as max pooling's
+        _stub(self)("max_pool2d_backward", _contiguous(_4d(grad_output)), _contiguous(_4d(indices)), _4d(gin))
+    return gin
+
+
+declare("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)").impl_backends(
+    _adaptive_max_pool2d)
+declare("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor").impl_backends(
+    _adaptive_max_pool2d_backward)

@@ -61,6 +61,10 @@ def test_adaptive_avg_pool2d():
     _same(lambda x: F.adaptive_avg_pool2d(x, (2, 3)), (1, 2, 5, 4))
 
 
+def test_adaptive_max_pool2d():
+    _same(lambda x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True), (1, 2, 5, 4))
+
+
 def test_modules_on_cuda():
     jtorch.manual_seed(0)
     m = jnn.Sequential(jnn.Conv2d(1, 2, 3, padding=1), jnn.MaxPool2d(2), jnn.AvgPool2d(1))

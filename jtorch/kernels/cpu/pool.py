@@ -7,6 +7,7 @@
     pool("avg_pool2d_backward", grad_out, kernel, stride, padding, count_include_pad, divisor, grad_in)
     pool("adaptive_avg_pool2d", x, out)
     pool("adaptive_avg_pool2d_backward", grad_out, grad_in)
+    pool("adaptive_max_pool2d", x, out, indices)        (backward: "max_pool2d_backward")
 
 Every tensor is contiguous (N, C, H, W) (jtorch/native/pooling.py makes them so); outputs are
 written whole. Max pooling saves the flat index h * W + w of each maximum in its plane and
@@ -205,6 +206,44 @@ def _adaptive_avg_pool2d_backward(g, gin):
                             plane[ih, iw] += v
 
 
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _adaptive_max_pool2d(x, out, ind):
+    N, C, H, W = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    flat = x.reshape(N, C, H * W)
+    for n in range(N):
+        for c in range(C):
+            plane = flat[n, c]
+            for y in range(oh):
+                h0 = (y * H) // oh
+                h1 = ((y + 1) * H + oh - 1) // oh
+                for xo in range(ow):
+                    w0 = (xo * W) // ow
+                    w1 = ((xo + 1) * W + ow - 1) // ow
+                    best = h0 * W + w0
+                    m = plane[best]
+                    nan = m * 0  # as in _max_pool2d: NaN windows are redone with torch's rule
+                    for ih in range(h0, h1):
+                        for iw in range(w0, w1):
+                            v = plane[ih * W + iw]
+                            nan += v * 0
+                            if v > m:
+                                m = v
+                                best = ih * W + iw
+                    if nan != nan:
+                        best = h0 * W + w0
+                        m = plane[best]
+                        for ih in range(h0, h1):
+                            for iw in range(w0, w1):
+                                v = plane[ih * W + iw]
+                                if v > m or v != v:
+                                    m = v
+                                    best = ih * W + iw
+                    out[n, c, y, xo] = m
+                    ind[n, c, y, xo] = best
+
+
 def pool(kind: str, *args: Any) -> None:
     a = [numpy_view(t) if hasattr(t, "_storage") else t for t in args]
     if a[-1].size == 0:
@@ -226,6 +265,8 @@ def pool(kind: str, *args: Any) -> None:
         _avg_pool2d_backward(g, kh, kw, sh, sw, ph, pw, include_pad, divisor, gin)
     elif kind == "adaptive_avg_pool2d":
         _adaptive_avg_pool2d(*a)
+    elif kind == "adaptive_max_pool2d":
+        _adaptive_max_pool2d(*a)
     elif kind == "adaptive_avg_pool2d_backward":
         _adaptive_avg_pool2d_backward(*a)
     else:

@@ -174,6 +174,32 @@ def adaptive_backward_kernel(total, H, W, oh, ow, gout, go, gin, gio):  # pragma
         i += step
 
 
+@cuda.jit(cache=True)
+def adaptive_max_kernel(total, H, W, oh, ow, x, xo, out, oo, ind, io):  # pragma: no cover - compiled
+    i = cuda.grid(1)
+    step = cuda.gridsize(1)
+    while i < total:
+        xw = i % ow
+        t = i // ow
+        y = t % oh
+        plane = xo + (t // oh) * H * W
+        h0 = (y * H) // oh
+        h1 = ((y + 1) * H + oh - 1) // oh
+        w0 = (xw * W) // ow
+        w1 = ((xw + 1) * W + ow - 1) // ow
+        best = h0 * W + w0
+        m = x[plane + best]
+        for ih in range(h0, h1):
+            for iw in range(w0, w1):
+                v = x[plane + ih * W + iw]
+                if v > m or v != v:
+                    m = v
+                    best = ih * W + iw
+        out[oo + i] = m
+        ind[io + i] = best
+        i += step
+
+
 def _d(t: Any) -> tuple:
     return t._storage.data, t._offset
 
@@ -208,5 +234,9 @@ def pool(kind: str, *args: Any) -> None:
         kern = adaptive_kernel if kind == "adaptive_avg_pool2d" else adaptive_backward_kernel
         driver.launch(kern, total, total, img._size[2], img._size[3], pooled._size[2], pooled._size[3], *_d(src),
                       *_d(dst))
+    elif kind == "adaptive_max_pool2d":
+        x, out, ind = args
+        driver.launch(adaptive_max_kernel, total, total, x._size[2], x._size[3], out._size[2], out._size[3], *_d(x),
+                      *_d(out), *_d(ind))
     else:
         raise NotImplementedError(f"the CUDA pool stub has no kind '{kind}'")

@@ -14,7 +14,7 @@ from ...tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d",
            "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
-           "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"]
 
 _IntOrTuple = Any  # int or a tuple of ints
 
@@ -133,3 +133,12 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return _aten().adaptive_avg_pool2d.default(input, _adaptive_size(input, output_size, 2))
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    return _aten().adaptive_max_pool2d.default(input, _adaptive_size(input, output_size, 2))
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out = adaptive_max_pool2d_with_indices(input, output_size)
+    return out if return_indices else out[0]

@@ -1,4 +1,4 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d (torch/nn/modules/pooling.py), with torch's
+"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool2d (torch/nn/modules/pooling.py), with torch's
 stored arguments and reprs."""
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -96,3 +97,16 @@ class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool2d(Module):
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
