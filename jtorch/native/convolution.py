@@ -118,9 +118,9 @@ def _col2im(self: Tensor, output_size: Sequence[int], kernel_size: Sequence[int]
 
 
 declare("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor",
-        python_name="_im2col").impl_backends(_im2col)
+        variants="").impl_backends(_im2col)  # torch._C._nn.im2col: no torch.im2col binding
 declare("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, "
-        "int[2] stride) -> Tensor", python_name="_col2im").impl_backends(_col2im)
+        "int[2] stride) -> Tensor", variants="").impl_backends(_col2im)
 
 
 # ---- convolution --------------------------------------------------------------------------------

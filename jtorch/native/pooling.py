@@ -1,10 +1,11 @@
 """Pooling (ATen's DilatedMaxPool2d.cpp, AveragePool2d.cpp, AdaptiveAveragePooling.cpp,
-MaxPooling.cpp, Pool.h, AdaptiveMaxPooling2d.cpp): max_pool2d_with_indices, avg_pool2d, _adaptive_avg_pool2d,
-adaptive_max_pool2d and their
-backward operators, with kernels behind the backend's `pool` stub; max_pool1d/2d, avg_pool1d,
-adaptive_avg_pool1d/2d are the composites torch has over them (1-d pooling runs as 2-d pooling over
-a height of 1). Shapes and checks are torch's (pooling_output_shape, pool2d_shape_check), texts
-included.
+AdaptiveMaxPooling2d.cpp, MaxPooling.cpp, Pool.h): max_pool2d_with_indices, avg_pool2d,
+_adaptive_avg_pool2d, adaptive_max_pool2d and their backward operators, with kernels behind the
+backend's `pool` stub; max_pool1d/2d, avg_pool1d, adaptive_avg_pool1d/2d are the composites torch
+has over them (1-d pooling runs as 2-d pooling over a height of 1). Shapes and checks are torch's
+(pooling_output_shape, pool2d_shape_check), texts included. Operators that torch binds only in
+torch._C._nn (or not at all) get no jtorch.* binding (variants=""): nn.functional reaches them as
+jtorch.ops.aten.<name>.
 """
 from __future__ import annotations
 
@@ -125,9 +126,10 @@ def _max_pool2d_backward(grad_output: Tensor, self: Tensor, kernel_size: Sequenc
 
 
 declare("max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
-        "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)").impl_backends(_max_pool2d_with_indices)
+        "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", variants="").impl_backends(
+    _max_pool2d_with_indices)
 declare("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
-        "int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor").impl_backends(
+        "int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", variants="").impl_backends(
     _max_pool2d_backward)
 
 
@@ -212,9 +214,10 @@ def _avg_pool2d_backward(grad_output: Tensor, self: Tensor, kernel_size: Sequenc
 
 
 declare("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
-        "bool count_include_pad=True, int? divisor_override=None) -> Tensor").impl_backends(_avg_pool2d)
+        "bool count_include_pad=True, int? divisor_override=None) -> Tensor", variants="").impl_backends(_avg_pool2d)
 declare("avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, "
-        "bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor").impl_backends(_avg_pool2d_backward)
+        "bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", variants="").impl_backends(
+    _avg_pool2d_backward)
 
 
 @declare("avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, "
@@ -261,11 +264,12 @@ def _adaptive_avg_pool2d_backward(grad_output: Tensor, self: Tensor) -> Tensor:
 
 
 declare("_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor").impl_backends(_adaptive_avg_pool2d)
-declare("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor").impl_backends(
+declare("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", variants="").impl_backends(
     _adaptive_avg_pool2d_backward)
 
 
-@declare("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor").impl("CompositeImplicitAutograd")
+@declare("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", variants="").impl(
+    "CompositeImplicitAutograd")
 def adaptive_avg_pool2d(self: Tensor, output_size: Sequence[int]) -> Tensor:
     output_size = _lst(output_size) * (2 if isinstance(output_size, int) else 1)
     if len(output_size) != 2:
@@ -316,7 +320,8 @@ def _adaptive_max_pool2d_backward(grad_output: Tensor, self: Tensor, indices: Te
     return gin
 
 
-declare("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)").impl_backends(
+declare("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", variants="").impl_backends(
     _adaptive_max_pool2d)
-declare("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor").impl_backends(
+declare("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor",
+        variants="").impl_backends(
     _adaptive_max_pool2d_backward)
