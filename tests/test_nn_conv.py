@@ -345,3 +345,21 @@ def test_empty_batch_and_non_contiguous_input(transposed):
     args = (None, 1, 0, 0, 2) if transposed else (None, 1, 0, 1, 2)
     want = f(jtorch.tensor(np.ascontiguousarray(base.transpose(0, 3, 1, 2))), wn, *args)
     np.testing.assert_allclose(_np(f(xt, wn, *args)), _np(want), rtol=0, atol=0)
+
+
+def test_float16_matches_torch():
+    """Numba has no float16 on the CPU: im2col moves the bits, col2im and the products compute in
+    float32 and round once (torch's opmath for half)."""
+    torch = _torch()
+    rng = np.random.default_rng(9)
+    x, w = rng.standard_normal((2, 4, 6, 5)).astype(np.float16), rng.standard_normal((4, 2, 3, 3)).astype(np.float16)
+    ts = [torch.tensor(a, requires_grad=True) for a in (x, w)]
+    js = [jtorch.tensor(a).requires_grad_() for a in (x, w)]
+    rt, rj = torch.nn.functional.conv2d(*ts, None, 1, 1, 1, 2), JF.conv2d(*js, None, 1, 1, 1, 2)
+    assert rj.dtype == jtorch.float16
+    np.testing.assert_allclose(_np(rj).astype(np.float32), _np(rt).astype(np.float32), rtol=1e-2, atol=1e-2)
+    rt.sum().backward()
+    rj.sum().backward()
+    for t, j in zip(ts, js):
+        np.testing.assert_allclose(_np(j.grad).astype(np.float32), t.grad.numpy().astype(np.float32), rtol=1e-2,
+                                   atol=2e-2)

@@ -254,3 +254,19 @@ def test_meta_tensors_give_shapes():
     assert i.dtype == jtorch.int64 and y.device.type == "meta" and tuple(i.shape) == (2, 3, 5, 5)
     assert tuple(JF.avg_pool2d(x, 2).shape) == (2, 3, 4, 4)
     assert tuple(JF.adaptive_avg_pool2d(x, (3, 5)).shape) == (2, 3, 3, 5)
+
+
+@pytest.mark.parametrize("name,args", [("max_pool2d", (3, 2, 1)), ("avg_pool2d", (3, 2, 1)),
+                                       ("adaptive_avg_pool2d", ((3, 2),)), ("adaptive_max_pool2d", ((3, 2),))])
+def test_float16_matches_torch(name, args):
+    """Computed in float32 (Numba has no float16 on the CPU) and rounded once, as torch's opmath."""
+    torch = _torch()
+    x = np.random.default_rng(8).standard_normal((2, 3, 7, 6)).astype(np.float16)
+    xt, xj = torch.tensor(x, requires_grad=True), jtorch.tensor(x).requires_grad_()
+    rt, rj = getattr(torch.nn.functional, name)(xt, *args), getattr(JF, name)(xj, *args)
+    assert rj.dtype == jtorch.float16
+    np.testing.assert_allclose(_np(rj).astype(np.float32), _np(rt).astype(np.float32), rtol=1e-3, atol=1e-3)
+    rt.sum().backward()
+    rj.sum().backward()
+    np.testing.assert_allclose(_np(xj.grad).astype(np.float32), xt.grad.numpy().astype(np.float32), rtol=1e-3,
+                               atol=1e-3)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numba
+import numpy as np
 
 from .cache import enable_package_cache
 from .host import numpy_view
@@ -73,15 +74,23 @@ def im2col(kind: str, src: Any, kernel: tuple, dilation: tuple, padding: tuple, 
     dh, dw = dilation
     ph, pw = padding
     sh, sw = stride
+    a, o = numpy_view(src), numpy_view(out)
     if kind == "im2col":
         H, W = src._size[2], src._size[3]
         oh = (H + 2 * ph - (dh * (kh - 1) + 1)) // sh + 1
         ow = (W + 2 * pw - (dw * (kw - 1) + 1)) // sw + 1
-        _im2col(numpy_view(src), kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, numpy_view(out))
+        if a.dtype == np.float16:  # a copy: move the bits (Numba has no float16; +0.0 is all zero bits)
+            a, o = a.view(np.uint16), o.view(np.uint16)
+        _im2col(a, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, o)
     elif kind == "col2im":
         H, W = out._size[2], out._size[3]
         oh = (H + 2 * ph - (dh * (kh - 1) + 1)) // sh + 1
         ow = (W + 2 * pw - (dw * (kw - 1) + 1)) // sw + 1
-        _col2im(numpy_view(src), kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, numpy_view(out))
+        if a.dtype == np.float16:  # sums in float32 (torch's opmath for half), rounded once
+            o32 = np.empty(o.shape, np.float32)
+            _col2im(a.astype(np.float32), kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, o32)
+            o[...] = o32
+            return
+        _col2im(a, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, o)
     else:
         raise NotImplementedError(f"the CPU im2col stub has no kind '{kind}'")

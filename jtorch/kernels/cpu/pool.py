@@ -244,10 +244,24 @@ def _adaptive_max_pool2d(x, out, ind):
                     ind[n, c, y, xo] = best
 
 
+_F16 = np.dtype(np.float16)
+
+
 def pool(kind: str, *args: Any) -> None:
     a = [numpy_view(t) if hasattr(t, "_storage") else t for t in args]
     if a[-1].size == 0:
         return
+    if any(isinstance(v, np.ndarray) and v.dtype == _F16 for v in a):
+        # Numba has no float16 on the CPU: compute in float32 (torch's opmath for half) and round once
+        wide = [v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype == _F16 else v for v in a]
+        _run(kind, wide)
+        out = -2 if kind in ("max_pool2d", "adaptive_max_pool2d") else -1
+        a[out][...] = wide[out]
+        return
+    _run(kind, a)
+
+
+def _run(kind: str, a: list) -> None:
     if kind == "max_pool2d":
         x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), out, ind = a
         _max_pool2d(x, kh, kw, sh, sw, ph, pw, dh, dw, out, ind)
