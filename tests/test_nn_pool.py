@@ -270,3 +270,15 @@ def test_float16_matches_torch(name, args):
     rj.sum().backward()
     np.testing.assert_allclose(_np(xj.grad).astype(np.float32), xt.grad.numpy().astype(np.float32), rtol=1e-3,
                                atol=1e-3)
+
+
+def test_inf_and_nan_in_average_pooling_match_torch():
+    """A window sum with an inf is inf (no 0 * inf start); NaN stays NaN; others untouched."""
+    torch = _torch()
+    x = np.arange(2 * 1 * 6 * 6, dtype=np.float64).reshape(2, 1, 6, 6)
+    x[0, 0, 0, 0], x[1, 0, 2, 3], x[1, 0, 5, 5] = np.inf, np.nan, -np.inf
+    for name, args in (("avg_pool2d", (3, 2, 1)), ("adaptive_avg_pool2d", ((4, 3),)),
+                       ("max_pool2d", (2,)), ("adaptive_max_pool2d", ((4, 3),))):
+        a = _np(getattr(JF, name)(jtorch.tensor(x), *args))
+        b = getattr(torch.nn.functional, name)(torch.tensor(x), *args).numpy()
+        np.testing.assert_array_equal(a, b, err_msg=name)

@@ -74,3 +74,12 @@ def test_modules_on_cuda():
     got = m(x.cuda())
     assert got.device.type == "cuda"
     np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_inf_in_average_pooling_and_fold():
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    x[0, 0, 0, 0] = np.inf
+    for fn in (lambda t: F.avg_pool2d(t, 2, 1), lambda t: F.adaptive_avg_pool2d(t, 3),
+               lambda t: F.fold(t.reshape(1, 4, 4), (3, 3), 2)):
+        t = jtorch.tensor(x)
+        np.testing.assert_array_equal(fn(t.cuda()).cpu().numpy(), fn(t).numpy())

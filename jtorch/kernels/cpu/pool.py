@@ -109,7 +109,7 @@ def _window(o, s, p, k, size):
 
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
-def _avg_pool2d(x, kh, kw, sh, sw, ph, pw, include_pad, divisor, out):
+def _avg_pool2d(x, kh, kw, sh, sw, ph, pw, include_pad, divisor, out, zero):
     N, C, H, W = x.shape
     oh, ow = out.shape[2], out.shape[3]
     for n in range(N):
@@ -122,7 +122,7 @@ def _avg_pool2d(x, kh, kw, sh, sw, ph, pw, include_pad, divisor, out):
                     if h0 >= h1 or w0 >= w1:
                         out[n, c, y, xo] = 0
                         continue
-                    s = plane[h0, w0] * 0
+                    s = zero  # of the element type: a float32 sum stays float32, as torch's
                     for ih in range(h0, h1):
                         for iw in range(w0, w1):
                             s += plane[ih, iw]
@@ -164,7 +164,7 @@ def _avg_pool2d_backward(g, kh, kw, sh, sw, ph, pw, include_pad, divisor, gin):
 
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
-def _adaptive_avg_pool2d(x, out):
+def _adaptive_avg_pool2d(x, out, zero):
     N, C, H, W = x.shape
     oh, ow = out.shape[2], out.shape[3]
     for n in range(N):
@@ -176,7 +176,7 @@ def _adaptive_avg_pool2d(x, out):
                 for xo in range(ow):
                     w0 = (xo * W) // ow
                     w1 = ((xo + 1) * W + ow - 1) // ow
-                    s = plane[h0, w0] * 0
+                    s = zero
                     for ih in range(h0, h1):
                         for iw in range(w0, w1):
                             s += plane[ih, iw]
@@ -273,12 +273,12 @@ def _run(kind: str, a: list) -> None:
         _max_pool2d_backward(g, ind, gin)
     elif kind == "avg_pool2d":
         x, (kh, kw), (sh, sw), (ph, pw), include_pad, divisor, out = a
-        _avg_pool2d(x, kh, kw, sh, sw, ph, pw, include_pad, divisor, out)
+        _avg_pool2d(x, kh, kw, sh, sw, ph, pw, include_pad, divisor, out, out.dtype.type(0))
     elif kind == "avg_pool2d_backward":
         g, (kh, kw), (sh, sw), (ph, pw), include_pad, divisor, gin = a
         _avg_pool2d_backward(g, kh, kw, sh, sw, ph, pw, include_pad, divisor, gin)
     elif kind == "adaptive_avg_pool2d":
-        _adaptive_avg_pool2d(*a)
+        _adaptive_avg_pool2d(a[0], a[1], a[1].dtype.type(0))
     elif kind == "adaptive_max_pool2d":
         _adaptive_max_pool2d(*a)
     elif kind == "adaptive_avg_pool2d_backward":

@@ -44,7 +44,7 @@ def im2col_kernel(total, g, src, soff, dst, doff):  # pragma: no cover - compile
 
 
 @cuda.jit(cache=True)
-def col2im_kernel(total, g, src, soff, dst, doff):  # pragma: no cover - compiled
+def col2im_kernel(total, g, src, soff, dst, doff, zero):  # pragma: no cover - compiled
     C, H, W, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow = (g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8],
                                                          g[9], g[10], g[11], g[12])
     L = oh * ow
@@ -58,7 +58,7 @@ def col2im_kernel(total, g, src, soff, dst, doff):  # pragma: no cover - compile
         t = t // H
         c = t % C
         n = t // C
-        acc = dst[doff + i] * 0
+        acc = zero  # typed zero of the element type
         for ki in range(kh):
             hh = h + ph - ki * dh
             if hh >= 0 and hh % sh == 0 and hh // sh < oh:
@@ -87,4 +87,7 @@ def im2col(kind: str, src: Any, kernel: tuple, dilation: tuple, padding: tuple, 
         k = col2im_kernel
     else:
         raise NotImplementedError(f"the CUDA im2col stub has no kind '{kind}'")
-    driver.launch(k, total, total, g, src._storage.data, src._offset, out._storage.data, out._offset)
+    args = (total, g, src._storage.data, src._offset, out._storage.data, out._offset)
+    if kind == "col2im":
+        args += (out._storage.data.dtype.type(0),)
+    driver.launch(k, total, *args)

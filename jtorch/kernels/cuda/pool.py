@@ -77,7 +77,7 @@ def _divisor(h0, h1, w0, w1, H, W, ph, pw, include_pad, divisor):  # pragma: no 
 
 
 @cuda.jit(cache=True)
-def avg_pool_kernel(total, g, x, xo, out, oo):  # pragma: no cover - compiled
+def avg_pool_kernel(total, g, x, xo, out, oo, zero):  # pragma: no cover - compiled
     H, W, oh, ow, kh, kw, sh, sw, ph, pw, include_pad, divisor = (g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
                                                                   g[8], g[9], g[10], g[11])
     i = cuda.grid(1)
@@ -93,7 +93,7 @@ def avg_pool_kernel(total, g, x, xo, out, oo):  # pragma: no cover - compiled
         w1 = w0 + kw
         d = _divisor(h0, h1, w0, w1, H, W, ph, pw, include_pad, divisor)
         a0, a1, b0, b1 = max(h0, 0), min(h1, H), max(w0, 0), min(w1, W)
-        s = x[plane] * 0
+        s = zero  # typed zero of the element type
         for ih in range(a0, a1):
             for iw in range(b0, b1):
                 s += x[plane + ih * W + iw]
@@ -105,7 +105,7 @@ def avg_pool_kernel(total, g, x, xo, out, oo):  # pragma: no cover - compiled
 
 
 @cuda.jit(cache=True)
-def avg_pool_backward_kernel(total, g, gout, go, gin, gio):  # pragma: no cover - compiled
+def avg_pool_backward_kernel(total, g, gout, go, gin, gio, zero):  # pragma: no cover - compiled
     H, W, oh, ow, kh, kw, sh, sw, ph, pw, include_pad, divisor = (g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
                                                                   g[8], g[9], g[10], g[11])
     i = cuda.grid(1)
@@ -115,7 +115,7 @@ def avg_pool_backward_kernel(total, g, gout, go, gin, gio):  # pragma: no cover 
         t = i // W
         h = t % H
         plane = go + (t // H) * oh * ow
-        acc = gin[gio + i] * 0
+        acc = zero
         y0 = max(0, (h + ph - kh) // sh + 1)
         y1 = min(oh, (h + ph) // sh + 1)
         x0 = max(0, (w + pw - kw) // sw + 1)
@@ -131,7 +131,7 @@ def avg_pool_backward_kernel(total, g, gout, go, gin, gio):  # pragma: no cover 
 
 
 @cuda.jit(cache=True)
-def adaptive_kernel(total, H, W, oh, ow, x, xo, out, oo):  # pragma: no cover - compiled
+def adaptive_kernel(total, H, W, oh, ow, x, xo, out, oo, zero):  # pragma: no cover - compiled
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
@@ -143,7 +143,7 @@ def adaptive_kernel(total, H, W, oh, ow, x, xo, out, oo):  # pragma: no cover - 
         h1 = ((y + 1) * H + oh - 1) // oh
         w0 = (xw * W) // ow
         w1 = ((xw + 1) * W + ow - 1) // ow
-        s = x[plane] * 0
+        s = zero  # typed zero of the element type
         for ih in range(h0, h1):
             for iw in range(w0, w1):
                 s += x[plane + ih * W + iw]
@@ -152,7 +152,7 @@ def adaptive_kernel(total, H, W, oh, ow, x, xo, out, oo):  # pragma: no cover - 
 
 
 @cuda.jit(cache=True)
-def adaptive_backward_kernel(total, H, W, oh, ow, gout, go, gin, gio):  # pragma: no cover - compiled
+def adaptive_backward_kernel(total, H, W, oh, ow, gout, go, gin, gio, zero):  # pragma: no cover - compiled
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
@@ -160,7 +160,7 @@ def adaptive_backward_kernel(total, H, W, oh, ow, gout, go, gin, gio):  # pragma
         t = i // W
         h = t % H
         plane = go + (t // H) * oh * ow
-        acc = gin[gio + i] * 0
+        acc = zero
         for y in range(oh):
             h0 = (y * H) // oh
             h1 = ((y + 1) * H + oh - 1) // oh
@@ -200,6 +200,11 @@ def adaptive_max_kernel(total, H, W, oh, ow, x, xo, out, oo, ind, io):  # pragma
         i += step
 
 
+def _zero(t: Any) -> Any:
+    """A zero of t's element type, the kernels' starting sum (typed: a float32 sum stays float32)."""
+    return t._storage.data.dtype.type(0)
+
+
 def _d(t: Any) -> tuple:
     return t._storage.data, t._offset
 
@@ -227,13 +232,13 @@ def pool(kind: str, *args: Any) -> None:
         g = meta_array((img._size[2], img._size[3], pooled._size[2], pooled._size[3], *k, *s, *p,
                         int(include_pad), int(divisor)))
         kern = avg_pool_kernel if kind == "avg_pool2d" else avg_pool_backward_kernel
-        driver.launch(kern, total, total, g, *_d(src), *_d(dst))
+        driver.launch(kern, total, total, g, *_d(src), *_d(dst), _zero(dst))
     elif kind in ("adaptive_avg_pool2d", "adaptive_avg_pool2d_backward"):
         src, dst = args
         img, pooled = (src, dst) if kind == "adaptive_avg_pool2d" else (dst, src)
         kern = adaptive_kernel if kind == "adaptive_avg_pool2d" else adaptive_backward_kernel
         driver.launch(kern, total, total, img._size[2], img._size[3], pooled._size[2], pooled._size[3], *_d(src),
-                      *_d(dst))
+                      *_d(dst), _zero(dst))
     elif kind == "adaptive_max_pool2d":
         x, out, ind = args
         driver.launch(adaptive_max_kernel, total, total, x._size[2], x._size[3], out._size[2], out._size[3], *_d(x),
