@@ -40,10 +40,15 @@ from typing import Any, Callable
 #                                                ("linspace", out, start, end, steps) values computed on
 #                                                the device into a 1-D out (optional; host values copied
 #                                                in otherwise)
+#   im2col(kind, src, kernel, dilation, padding, stride, out)   "im2col" (N,C,H,W) -> (N,C*kh*kw,L) and
+#                                                "col2im" back, summing overlaps (kernels/cpu/im2col.py)
+#   pool(kind, ...)                              2-d max / avg / adaptive avg pooling and their backwards
+#                                                (kernels/cpu/pool.py lists the forms)
 #   lazy_init()                                  torch's lazy device initialisation: raise torch's error
 #                                                when the device cannot be used (no GPU, say)
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "reduce_contiguous", "scan", "fill", "copy",
-              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort", "range", "lazy_init")
+              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort", "range", "im2col", "pool",
+              "lazy_init")
 
 
 @dataclass

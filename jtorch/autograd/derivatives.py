@@ -16,8 +16,10 @@ from __future__ import annotations
 
 # The table, one part per operator family (each a list in derivatives.yaml's order).
 from . import derivatives_elementwise, derivatives_reductions, derivatives_shape  # noqa: E402
+from . import derivatives_nn_conv  # noqa: E402
 
-DERIVATIVES = [*derivatives_elementwise.ENTRIES, *derivatives_reductions.ENTRIES, *derivatives_shape.ENTRIES]
+DERIVATIVES = [*derivatives_elementwise.ENTRIES, *derivatives_reductions.ENTRIES, *derivatives_shape.ENTRIES,
+               *derivatives_nn_conv.ENTRIES]
 
 NON_DIFFERENTIABLE = frozenset({
     # factories and *_like: new tensors, no history
@@ -29,4 +31,5 @@ NON_DIFFERENTIABLE = frozenset({
     "logical_not", "argmax", "argmin", "all", "any", "count_nonzero", "nonzero", "isin", "searchsorted",
     "bucketize", "histc", "_unique2", "_unique", "unique_dim", "unique_consecutive",
     "unique_dim_consecutive", "equal", "_local_scalar_dense",
-}) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE | derivatives_shape.NON_DIFFERENTIABLE
+}) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE | derivatives_shape.NON_DIFFERENTIABLE \
+    | derivatives_nn_conv.NON_DIFFERENTIABLE

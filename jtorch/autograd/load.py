@@ -47,9 +47,10 @@ def helpers() -> dict[str, Any]:
     global _helpers
     if _helpers is None:
         from . import formulas, formulas_elementwise, formulas_reductions, formulas_shape
+        from . import formulas_nn_conv
 
         _helpers = dict(provided)
-        for m in (formulas, formulas_elementwise, formulas_reductions, formulas_shape):
+        for m in (formulas, formulas_elementwise, formulas_reductions, formulas_shape, formulas_nn_conv):
             _helpers.update((k, v) for k, v in vars(m).items() if not k.startswith("__"))
     return _helpers
 

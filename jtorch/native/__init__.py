@@ -12,3 +12,5 @@ from . import joining, rearrange, grids  # noqa: F401
 from . import scatter_gather, index_ops, masks  # noqa: F401
 from . import sorting, search  # noqa: F401
 from . import comparing  # noqa: F401
+from . import convolution  # noqa: F401
+from . import pooling  # noqa: F401

@@ -76,6 +76,22 @@ def sort(kind: str, *args: Any) -> Any:
     return module.sort(kind, *args)
 
 
+def im2col(kind: str, *args: Any) -> None:
+    """im2col / col2im (jtorch/kernels/cpu/im2col.py; imported on first use, then installed)."""
+    from . import im2col as module
+
+    register_backend("cpu", "CPU", im2col=module.im2col)
+    module.im2col(kind, *args)
+
+
+def pool(kind: str, *args: Any) -> None:
+    """Pooling kernels (jtorch/kernels/cpu/pool.py; imported on first use, then installed)."""
+    from . import pool as module
+
+    register_backend("cpu", "CPU", pool=module.pool)
+    module.pool(kind, *args)
+
+
 def register() -> None:
     from . import cat, fill, host, index, random, remap, tensor_copy  # NumPy only: Numba loads on first use
 
@@ -84,4 +100,4 @@ def register() -> None:
                      reduce_contiguous=reduce_contiguous,
                      fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
                      read_scalar=host.read_scalar, matmul=matmul, remap=remap.remap, cat=cat.cat,
-                     sort=sort)
+                     sort=sort, im2col=im2col, pool=pool)

@@ -38,6 +38,8 @@ STUBS = {
     "cat": ("cat", "cat"),
     "sort": ("sort", "sort"),
     "range": ("ranges", "fill_range"),
+    "im2col": ("im2col", "im2col"),
+    "pool": ("pool", "pool"),
 }
 _KINDS = set(STUBS)
 

@@ -1,0 +1,38 @@
+"""Derivatives of convolution and pooling: part of the table in derivatives.py (see its doc).
+
+Node names are torch's (ConvolutionBackward0, MaxPool2DWithIndicesBackward0, AvgPool2DBackward0,
+AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0, Im2ColBackward0, Col2ImBackward0). Every formula is made of
+differentiable operators, the backward operators included, so double backward works.
+"""
+from __future__ import annotations
+
+from .derivative import D
+
+_VALUES_ONLY = [True, False]  # (values, indices)
+
+ENTRIES = [
+    D("_adaptive_avg_pool2d", self="aten._adaptive_avg_pool2d_backward(grad, self)"),
+    D("_adaptive_avg_pool2d_backward",
+      grad_output="aten._adaptive_avg_pool2d(grad, [grad_output.shape[-2], grad_output.shape[-1]])",
+      self="grad.new_zeros(self.shape)"),
+    D("adaptive_max_pool2d", self="aten.adaptive_max_pool2d_backward(grad, self, result1)",
+      output_differentiability=_VALUES_ONLY),
+    D("adaptive_max_pool2d_backward", grad_output="max_pool_double_backward(grad, indices, 2)",
+      self="grad.new_zeros(self.shape)"),
+    D("avg_pool2d", self="aten.avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, "
+                         "count_include_pad, divisor_override)"),
+    D("avg_pool2d_backward", grad_output="aten.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, "
+                                         "count_include_pad, divisor_override)",
+      self="grad.new_zeros(self.shape)"),
+    D("col2im", self="aten.im2col(grad, kernel_size, dilation, padding, stride)"),
+    D("convolution", **{"input, weight, bias": "convolution_backward(aten, grad, input, weight, stride, padding, "
+                                               "dilation, transposed, output_padding, groups, needs)"}),
+    D("im2col", self="aten.col2im(grad, [self.shape[-2], self.shape[-1]], kernel_size, dilation, padding, stride)"),
+    D("max_pool2d_with_indices", self="aten.max_pool2d_with_indices_backward(grad, self, kernel_size, stride, "
+                                      "padding, dilation, ceil_mode, result1)",
+      output_differentiability=_VALUES_ONLY),
+    D("max_pool2d_with_indices_backward", grad_output="max_pool_double_backward(grad, indices, 2)",
+      self="grad.new_zeros(self.shape)"),
+]
+
+NON_DIFFERENTIABLE: frozenset = frozenset()

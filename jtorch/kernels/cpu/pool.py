@@ -1,0 +1,287 @@
+"""The CPU `pool` stub: 2-d max, average and adaptive average pooling, forward and backward
+(PyTorch's MaxPoolKernel.cpp, AvgPoolKernel.cpp, AdaptiveAvgPoolKernel.cpp, NCHW paths).
+
+    pool("max_pool2d", x, kernel, stride, padding, dilation, out, indices)
+    pool("max_pool2d_backward", grad_out, indices, grad_in)
+    pool("avg_pool2d", x, kernel, stride, padding, count_include_pad, divisor, out)      divisor 0: none
+    pool("avg_pool2d_backward", grad_out, kernel, stride, padding, count_include_pad, divisor, grad_in)
+    pool("adaptive_avg_pool2d", x, out)
+    pool("adaptive_avg_pool2d_backward", grad_out, grad_in)
+    pool("adaptive_max_pool2d", x, out, indices)        (backward: "max_pool2d_backward")
+
+Every tensor is contiguous (N, C, H, W) (jtorch/native/pooling.py makes them so); outputs are
+written whole. Max pooling saves the flat index h * W + w of each maximum in its plane and
+propagates NaN (the last NaN of a window wins), as torch does; the backward adds each gradient
+into the saved index. Sums accumulate in the element type, in torch's order.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from .cache import enable_package_cache
+from .host import numpy_view
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _max_pool2d(x, kh, kw, sh, sw, ph, pw, dh, dw, out, ind):
+    N, C, H, W = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    flat = x.reshape(N, C, H * W)
+    for n in range(N):
+        for c in range(C):
+            plane = flat[n, c]
+            o = out[n, c]
+            oi = ind[n, c]
+            for y in range(oh):
+                h0 = y * sh - ph
+                h1 = min(h0 + (kh - 1) * dh + 1, H)
+                while h0 < 0:
+                    h0 += dh
+                nh = (h1 - h0 + dh - 1) // dh
+                for xo in range(ow):
+                    w0 = xo * sw - pw
+                    w1 = min(w0 + (kw - 1) * dw + 1, W)
+                    while w0 < 0:
+                        w0 += dw
+                    nw = (w1 - w0 + dw - 1) // dw
+                    best = h0 * W + w0
+                    m = plane[best]
+                    # the first element starts the running maximum (torch starts from -inf and the
+                    # first index: the same result, and no float64 in a float32 loop). A NaN test
+                    # in this loop makes it 3x slower (measured), so the loop only collects whether
+                    # the window holds a NaN (or an inf: v * 0 is NaN for both) and such windows
+                    # are redone with torch's rule: NaN wins, the last one's index.
+                    nan = m * 0
+                    for a in range(nh):
+                        row = (h0 + a * dh) * W + w0
+                        for b in range(nw):
+                            k = row + b * dw
+                            v = plane[k]
+                            nan += v * 0
+                            if v > m:
+                                m = v
+                                best = k
+                    if nan != nan:
+                        best = h0 * W + w0
+                        m = plane[best]
+                        for a in range(nh):
+                            row = (h0 + a * dh) * W + w0
+                            for b in range(nw):
+                                k = row + b * dw
+                                v = plane[k]
+                                if v > m or v != v:
+                                    m = v
+                                    best = k
+                    o[y, xo] = m
+                    oi[y, xo] = best
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _max_pool2d_backward(g, ind, gin):
+    N, C, H, W = gin.shape
+    oh, ow = g.shape[2], g.shape[3]
+    for n in range(N):
+        for c in range(C):
+            plane = gin[n, c]
+            for yy in range(H):
+                for xx in range(W):
+                    plane[yy, xx] = 0
+            for y in range(oh):
+                for xo in range(ow):
+                    k = ind[n, c, y, xo]
+                    if k >= 0:  # -1 never comes from the forward; a user's indices are trusted as torch does
+                        plane[k // W, k % W] += g[n, c, y, xo]
+
+
+@numba.njit(inline="always")
+def _window(o, s, p, k, size):
+    """(start, end, padded size) of a pooling window along one dim, clipped to the input."""
+    a = o * s - p
+    b = min(a + k, size + p)
+    full = b - a
+    return max(a, 0), min(b, size), full
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _avg_pool2d(x, kh, kw, sh, sw, ph, pw, include_pad, divisor, out, zero):
+    N, C, H, W = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    for n in range(N):
+        for c in range(C):
+            plane = x[n, c]
+            for y in range(oh):
+                h0, h1, hf = _window(y, sh, ph, kh, H)
+                for xo in range(ow):
+                    w0, w1, wf = _window(xo, sw, pw, kw, W)
+                    if h0 >= h1 or w0 >= w1:
+                        out[n, c, y, xo] = 0
+                        continue
+                    s = zero  # of the element type: a float32 sum stays float32, as torch's
+                    for ih in range(h0, h1):
+                        for iw in range(w0, w1):
+                            s += plane[ih, iw]
+                    if divisor != 0:
+                        d = divisor
+                    elif include_pad:
+                        d = hf * wf
+                    else:
+                        d = (h1 - h0) * (w1 - w0)
+                    out[n, c, y, xo] = s / d
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _avg_pool2d_backward(g, kh, kw, sh, sw, ph, pw, include_pad, divisor, gin):
+    N, C, H, W = gin.shape
+    oh, ow = g.shape[2], g.shape[3]
+    for n in range(N):
+        for c in range(C):
+            plane = gin[n, c]
+            for yy in range(H):
+                for xx in range(W):
+                    plane[yy, xx] = 0
+            for y in range(oh):
+                h0, h1, hf = _window(y, sh, ph, kh, H)
+                for xo in range(ow):
+                    w0, w1, wf = _window(xo, sw, pw, kw, W)
+                    if divisor != 0:
+                        d = divisor
+                    elif include_pad:
+                        d = hf * wf
+                    else:
+                        d = (h1 - h0) * (w1 - w0)
+                    v = g[n, c, y, xo] / d
+                    for ih in range(h0, h1):
+                        for iw in range(w0, w1):
+                            plane[ih, iw] += v
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _adaptive_avg_pool2d(x, out, zero):
+    N, C, H, W = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    for n in range(N):
+        for c in range(C):
+            plane = x[n, c]
+            for y in range(oh):
+                h0 = (y * H) // oh
+                h1 = ((y + 1) * H + oh - 1) // oh
+                for xo in range(ow):
+                    w0 = (xo * W) // ow
+                    w1 = ((xo + 1) * W + ow - 1) // ow
+                    s = zero
+                    for ih in range(h0, h1):
+                        for iw in range(w0, w1):
+                            s += plane[ih, iw]
+                    out[n, c, y, xo] = s / (h1 - h0) / (w1 - w0)
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _adaptive_avg_pool2d_backward(g, gin):
+    N, C, H, W = gin.shape
+    oh, ow = g.shape[2], g.shape[3]
+    for n in range(N):
+        for c in range(C):
+            plane = gin[n, c]
+            for yy in range(H):
+                for xx in range(W):
+                    plane[yy, xx] = 0
+            for y in range(oh):
+                h0 = (y * H) // oh
+                h1 = ((y + 1) * H + oh - 1) // oh
+                for xo in range(ow):
+                    w0 = (xo * W) // ow
+                    w1 = ((xo + 1) * W + ow - 1) // ow
+                    v = g[n, c, y, xo] / (h1 - h0) / (w1 - w0)
+                    for ih in range(h0, h1):
+                        for iw in range(w0, w1):
+                            plane[ih, iw] += v
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _adaptive_max_pool2d(x, out, ind):
+    N, C, H, W = x.shape
+    oh, ow = out.shape[2], out.shape[3]
+    flat = x.reshape(N, C, H * W)
+    for n in range(N):
+        for c in range(C):
+            plane = flat[n, c]
+            for y in range(oh):
+                h0 = (y * H) // oh
+                h1 = ((y + 1) * H + oh - 1) // oh
+                for xo in range(ow):
+                    w0 = (xo * W) // ow
+                    w1 = ((xo + 1) * W + ow - 1) // ow
+                    best = h0 * W + w0
+                    m = plane[best]
+                    nan = m * 0  # as in _max_pool2d: NaN windows are redone with torch's rule
+                    for ih in range(h0, h1):
+                        for iw in range(w0, w1):
+                            v = plane[ih * W + iw]
+                            nan += v * 0
+                            if v > m:
+                                m = v
+                                best = ih * W + iw
+                    if nan != nan:
+                        best = h0 * W + w0
+                        m = plane[best]
+                        for ih in range(h0, h1):
+                            for iw in range(w0, w1):
+                                v = plane[ih * W + iw]
+                                if v > m or v != v:
+                                    m = v
+                                    best = ih * W + iw
+                    out[n, c, y, xo] = m
+                    ind[n, c, y, xo] = best
+
+
+_F16 = np.dtype(np.float16)
+
+
+def pool(kind: str, *args: Any) -> None:
+    a = [numpy_view(t) if hasattr(t, "_storage") else t for t in args]
+    if a[-1].size == 0:
+        return
+    if any(isinstance(v, np.ndarray) and v.dtype == _F16 for v in a):
+        # Numba has no float16 on the CPU: compute in float32 (torch's opmath for half) and round once
+        wide = [v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype == _F16 else v for v in a]
+        _run(kind, wide)
+        out = -2 if kind in ("max_pool2d", "adaptive_max_pool2d") else -1
+        a[out][...] = wide[out]
+        return
+    _run(kind, a)
+
+
+def _run(kind: str, a: list) -> None:
+    if kind == "max_pool2d":
+        x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), out, ind = a
+        _max_pool2d(x, kh, kw, sh, sw, ph, pw, dh, dw, out, ind)
+    elif kind == "max_pool2d_backward":
+        g, ind, gin = a
+        if g.size == 0:
+            gin[...] = 0
+            return
+        _max_pool2d_backward(g, ind, gin)
+    elif kind == "avg_pool2d":
+        x, (kh, kw), (sh, sw), (ph, pw), include_pad, divisor, out = a
+        _avg_pool2d(x, kh, kw, sh, sw, ph, pw, include_pad, divisor, out, out.dtype.type(0))
+    elif kind == "avg_pool2d_backward":
+        g, (kh, kw), (sh, sw), (ph, pw), include_pad, divisor, gin = a
+        _avg_pool2d_backward(g, kh, kw, sh, sw, ph, pw, include_pad, divisor, gin)
+    elif kind == "adaptive_avg_pool2d":
+        _adaptive_avg_pool2d(a[0], a[1], a[1].dtype.type(0))
+    elif kind == "adaptive_max_pool2d":
+        _adaptive_max_pool2d(*a)
+    elif kind == "adaptive_avg_pool2d_backward":
+        _adaptive_avg_pool2d_backward(*a)
+    else:
+        raise NotImplementedError(f"the CPU pool stub has no kind '{kind}'")
