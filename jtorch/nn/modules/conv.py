@@ -3,15 +3,12 @@ checks, default initialisation (kaiming_uniform_(a=sqrt(5)) weight, bias uniform
 ±1/sqrt(fan_in)), padding modes and reprs."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import jtorch
 
 from ...tensor import Tensor
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
+from .linear import reset_weight_and_bias, weight_and_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
@@ -74,21 +71,20 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups, *kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *kernel_size)
-        self.weight = Parameter(jtorch.empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(jtorch.empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, shape, out_channels, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # kaiming_uniform_ with a=sqrt(5): uniform in ±1/sqrt(fan_in), as torch (see its issue 15314)
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        reset_weight_and_bias(self)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: "Tensor | None") -> Tensor:
+        if self.padding_mode != "zeros":
+            return self._conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                              self.stride, 0, self.dilation, self.groups)
+        return self._conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
@@ -121,14 +117,7 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
                          padding_mode, device, dtype)
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        if self.padding_mode != "zeros":
-            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                            self.stride, 0, self.dilation, self.groups)
-        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def forward(self, input: Tensor) -> Tensor:
-        return self._conv_forward(input, self.weight, self.bias)
+    _conv = staticmethod(F.conv1d)
 
 
 class Conv2d(_ConvNd):
@@ -140,14 +129,7 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
                          padding_mode, device, dtype)
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        if self.padding_mode != "zeros":
-            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                            self.stride, 0, self.dilation, self.groups)
-        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def forward(self, input: Tensor) -> Tensor:
-        return self._conv_forward(input, self.weight, self.bias)
+    _conv = staticmethod(F.conv2d)
 
 
 class _ConvTransposeNd(_ConvNd):

@@ -15,6 +15,22 @@ from .module import Module
 __all__ = ["Identity", "Linear", "Bilinear"]
 
 
+def weight_and_bias(m: Module, weight_shape: tuple, out_features: int, bias: bool, device: Any, dtype: Any) -> None:
+    """Register `weight` (uninitialised) and `bias` (or None), as Linear, Bilinear and Conv do."""
+    m.weight = Parameter(jtorch.empty(weight_shape, device=device, dtype=dtype))
+    m.register_parameter("bias", Parameter(jtorch.empty(out_features, device=device, dtype=dtype)) if bias else None)
+
+
+def reset_weight_and_bias(m: Module) -> None:
+    """torch's default for Linear and Conv: kaiming_uniform_(a=sqrt(5)) for the weight, which is
+    uniform(+-1/sqrt(fan_in)), and uniform(+-1/sqrt(fan_in)) for the bias (torch issue 15314)."""
+    init.kaiming_uniform_(m.weight, a=math.sqrt(5))
+    if m.bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(m.weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(m.bias, -bound, bound)
+
+
 class Identity(Module):
     """Returns its input; takes (and ignores) any constructor arguments."""
 
@@ -34,19 +50,11 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(jtorch.empty((out_features, in_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(jtorch.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, (out_features, in_features), out_features, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_weight_and_bias(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
@@ -64,11 +72,7 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(jtorch.empty((out_features, in1_features, in2_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(jtorch.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, (out_features, in1_features, in2_features), out_features, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

@@ -19,6 +19,20 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "Insta
            "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
+def _affine_parameters(m: Module, affine: bool, bias: bool, shape: Any, factory_kwargs: dict) -> None:
+    """weight (and bias) of `shape` when affine, else both registered as None (torch's layout)."""
+    m.register_parameter("weight", Parameter(torch.empty(shape, **factory_kwargs)) if affine else None)
+    m.register_parameter("bias", Parameter(torch.empty(shape, **factory_kwargs)) if affine and bias else None)
+
+
+def _reset_affine(m: Module) -> None:
+    """The affine parameters' initial values: weight ones, bias zeros."""
+    if m.weight is not None:
+        init.ones_(m.weight)
+    if m.bias is not None:
+        init.zeros_(m.bias)
+
+
 class _NormBase(Module):
     """Common base of the batch norms: affine parameters and running statistics."""
 
@@ -40,15 +54,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(torch.empty(num_features, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(torch.empty(num_features, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.affine, bias, num_features, factory_kwargs)
         if self.track_running_stats:
             self.register_buffer("running_mean", torch.zeros(num_features, **factory_kwargs))
             self.register_buffer("running_var", torch.ones(num_features, **factory_kwargs))
@@ -67,10 +73,7 @@ class _NormBase(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
@@ -214,22 +217,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(torch.empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(torch.empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.elementwise_affine, bias, self.normalized_shape, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -256,22 +248,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(torch.empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(torch.empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.affine, bias, num_channels, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
