@@ -143,7 +143,8 @@ def _decorated(header: str, body: list[str], parallel: bool = False) -> str:
 
 
 def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
-    """Kernel entry points for operands `is_array` (output first) and `nextra` extras.
+    """Kernel entry points for operands `is_array` (output first) and `nextra` extras. An input
+    marked None is the output itself (in place): it has no parameters and reads b0.
 
     Entry points (all module-level, so Numba can cache them):
       contig(start, stop, <operands>, <extras>)                  flat loop over [start, stop)
@@ -167,13 +168,20 @@ def loops_source(is_array: tuple[bool, ...], nextra: int) -> str:
         if arr:
             params += [f"b{k}", f"o{k}"]
             arrays.append(k)
-        else:
+        elif arr is not None:
             params.append(f"v{k}")
     params += [f"e{j}" for j in range(nextra)]
     plist = ", ".join(params)
 
+    def operand(k: int, index: Callable[[int], str]) -> str:
+        # None: the output itself, read in place (an in-place call: one array, so LLVM's overlap
+        # check, which fails for out == input and leaves the loop scalar, never runs)
+        if is_array[k] is None:
+            return f"b0[{index(0)}]"
+        return f"b{k}[{index(k)}]" if is_array[k] else f"v{k}"
+
     def call(index: Callable[[int], str]) -> str:
-        args = [f"b{k}[{index(k)}]" if is_array[k] else f"v{k}" for k in range(1, len(is_array))]
+        args = [operand(k, index) for k in range(1, len(is_array))]
         args += [f"e{j}" for j in range(nextra)]
         return f"b0[{index(0)}] = _jt_fn({', '.join(args)})"
 
@@ -260,6 +268,6 @@ def module_source(fn: Callable, is_array: tuple[bool, ...], nextra: int,
     h.update(digests.encode())
     h.update(module_digest(__name__).encode())  # this file, the front end, mathimpl, odometer
     h.update(extra_digest.encode())
-    pattern = "".join("a" if a else "s" for a in is_array)
+    pattern = "".join("o" if a is None else "a" if a else "s" for a in is_array)
     stem = f"{fn.__name__}_{pattern}{nextra}_{h.hexdigest()[:20]}"
     return stem, src

@@ -45,18 +45,22 @@ _kernels: dict[tuple[Callable, int, int], _Kernels] = {}
 _lock = threading.Lock()
 
 
-def _load(scalar_fn: Callable, bits: int, nextra: int) -> _Kernels:
+def _load(scalar_fn: Callable, bits: int, nextra: int, in_place: bool = False) -> _Kernels:
     """Generate/import the module for a key.  `bits`: a leading 1, then one bit per operand
-    (1 = array), so that trailing scalar operands still change the key."""
-    is_array = tuple(c == "1" for c in bin(bits)[3:])
+    (1 = array), so that trailing scalar operands still change the key. `in_place`: the first
+    input is the output itself (read from the output's buffer: see codegen.loops_source)."""
+    is_array: tuple = tuple(c == "1" for c in bin(bits)[3:])
+    if in_place:
+        is_array = (True, None) + is_array[2:]
+    key = (scalar_fn, bits, nextra) if not in_place else (scalar_fn, bits, nextra, True)
     with _lock:
-        k = _kernels.get((scalar_fn, bits, nextra))
+        k = _kernels.get(key)
         if k is None:
             stem, src = codegen.module_source(scalar_fn, is_array, nextra)
             path = cache.write_source(stem + ".py", src)
             mod = cache.import_file("jtorch_kernels_generated." + stem, path)
             k = _Kernels(mod.contig, mod.contig_par, mod.strided, mod.strided_par)
-            _kernels[(scalar_fn, bits, nextra)] = k
+            _kernels[key] = k
     return k
 
 
@@ -129,9 +133,9 @@ def _meta(shape: tuple[int, ...], operands: Sequence[Any], nchunks: int) -> tupl
 
 
 _ARRAYS_RUNNER = """\
-def run(out, tensors, dtype, extras, numel, _cell=[None], _key=key):
+def run(out, tensors, dtype, extras, numel, _cell=[None], _key=key, _icell=[None], _ikey=ikey):
     {unpack} = tensors
-    k = _cell[0]
+{in_place}    k = _cell[0]
     if k is None:
         k = _cell[0] = _kernels.get(_key) or _load(*_key)
     try:
@@ -141,6 +145,22 @@ def run(out, tensors, dtype, extras, numel, _cell=[None], _key=key):
             parallel_for(k.contig, k.contig_par, numel, out._storage.data, out._offset, {operands}{extras})
     except ZeroDivisionError:
         raise _zero_division() from None
+"""
+
+
+_IN_PLACE = """\
+    if t0 is out:
+        k = _icell[0]
+        if k is None:
+            k = _icell[0] = _kernels.get(_ikey) or _load(*_ikey)
+        try:
+            if numel < GRAIN_SIZE:
+                k.contig(0, numel, {args})
+            else:
+                parallel_for(k.contig, k.contig_par, numel, {args})
+        except ZeroDivisionError:
+            raise _zero_division() from None
+        return
 """
 
 
@@ -156,12 +176,18 @@ def arrays_runner(scalar_fn: Callable, ninputs: int, nextra: int,
     names = [f"t{i}" for i in range(ninputs)]
     operands = ", ".join(f"{t}._storage.data, {t}._offset" if arr else f"as_scalar(dtype.numpy.type, {t}._storage.data[{t}._offset])"
                          for t, arr in zip(names, pattern))
+    extras = "".join(f", extras[{j}]" for j in range(nextra))
+    in_place = ""
+    if pattern and pattern[0]:  # `x.mul_(y)`: out is the first input; its own kernel reads out alone
+        rest = operands.split(", ", 2)[2] if ninputs > 1 else ""
+        args = f"out._storage.data, out._offset{', ' + rest if rest else ''}{extras}"
+        in_place = _IN_PLACE.format(args=args)
     src = _ARRAYS_RUNNER.format(
-        unpack=", ".join(names) + ("," if ninputs == 1 else ""), operands=operands,
-        extras="".join(f", extras[{j}]" for j in range(nextra)))
+        unpack=", ".join(names) + ("," if ninputs == 1 else ""), operands=operands, extras=extras,
+        in_place=in_place)
     bits = 1
     for a in (True,) + pattern:  # a leading 1, then out and every input: array or scalar
         bits = (bits << 1) | bool(a)
-    ns = {"key": (scalar_fn, bits, nextra)}
+    ns = {"key": (scalar_fn, bits, nextra), "ikey": (scalar_fn, bits, nextra, True)}
     exec(compile(src, f"<jtorch elementwise runner {scalar_fn.__name__}/{ninputs}>", "exec"), globals(), ns)
     return ns["run"]
