@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from .threads import blas_threads_for
+
 _BLAS = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128))
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
@@ -79,6 +81,8 @@ def _product(kind: str, A: np.ndarray, B: np.ndarray, O: "np.ndarray | None" = N
             A, B = A.astype(_F32), B.astype(_F32)
         return np.asarray(np.vdot(A, B) if kind == "vdot" else np.dot(A, B))
     if dt in _BLAS:
+        # small products on one BLAS thread (threads.blas_threads_for says why)
+        blas_threads_for(A.size * B.shape[-1] if B.ndim > 1 else A.size)
         return np.matmul(A, B, out=O)
     if dt == _F16:
         return np.matmul(A.astype(_F32), B.astype(_F32))
