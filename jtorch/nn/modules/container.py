@@ -138,6 +138,16 @@ class Sequential(Module):
         return self
 
 
+def _abs_string_index(self: Module, idx: int) -> str:
+    """The key of item `idx` (negative counts from the end) of a list-like container, as torch."""
+    idx = operator.index(idx)
+    if not (-len(self) <= idx < len(self)):
+        raise IndexError(f"index {idx} is out of range")
+    if idx < 0:
+        idx += len(self)
+    return str(idx)
+
+
 class ModuleList(Module):
     """Submodules in a list, registered (keys '0', '1', ...)."""
 
@@ -146,13 +156,7 @@ class ModuleList(Module):
         if modules is not None:
             self += modules
 
-    def _get_abs_string_index(self, idx: int) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+    _get_abs_string_index = _abs_string_index
 
     def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
@@ -302,13 +306,7 @@ class ParameterList(Module):
         if values is not None:
             self += values
 
-    def _get_abs_string_index(self, idx: int) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+    _get_abs_string_index = _abs_string_index
 
     def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
