@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...geometry import is_contiguous
+from ...geometry import is_contiguous, numel as _numel
 from ..cpu.tensor_copy import loop_plan
 from .elementwise import Operand, launch
 
@@ -23,13 +23,6 @@ def copy_real(x):
 
 def fill_value(v):
     return v
-
-
-def _numel(size: tuple) -> int:
-    n = 1
-    for s in size:
-        n *= s
-    return n
 
 
 def copy(dst: Any, src: Any) -> None:

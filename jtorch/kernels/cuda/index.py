@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
-from ...geometry import coalesce_dimensions, reorder_dimensions
+from ...geometry import coalesce_dimensions, numel as _numel, reorder_dimensions
 from ..cpu import cache
 from ..scalar_index import IndexMap
 from . import driver, index_codegen
@@ -40,13 +40,6 @@ def upload(values: np.ndarray, dtype: Any = _dt.int64) -> CUDAStorage:
     if flat.size:
         st.copy_from_host(0, flat)
     return st
-
-
-def _numel(shape: tuple) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 # ---- advanced indexing -------------------------------------------------------------------------

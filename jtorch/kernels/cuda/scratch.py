@@ -13,17 +13,10 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
-from ...geometry import is_contiguous
+from ...geometry import is_contiguous, numel as _numel
 from ...tensor import Tensor
 from .copy import copy
 from .storage import CUDAStorage
-
-
-def _numel(size: tuple) -> int:
-    n = 1
-    for s in size:
-        n *= s
-    return n
 
 
 def contiguous_strides(size: tuple) -> tuple:

@@ -16,6 +16,7 @@ from numba import cuda
 
 from ... import dtypes as _dt
 from ...device import CPU
+from ...geometry import numel as _numel
 from ...storage import CPUStorage
 from ...tensor import Tensor
 from ..cpu import sort as cpu_sort
@@ -158,13 +159,6 @@ class _Sorted:
         io.finish()
         if vo is not None:
             vo.finish()
-
-
-def _numel(size: tuple) -> int:
-    n = 1
-    for s in size:
-        n *= s
-    return n
 
 
 def _sort(x: Tensor, dim: int, descending: bool, values: "Tensor | None", indices: Tensor) -> None:
