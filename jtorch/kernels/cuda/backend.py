@@ -4,13 +4,12 @@ imports numba: kernels load on first use, and allocating the first CUDA tensor i
 driver, failing with torch's text when there is no GPU).
 
 Stub kinds live in one module each (copy.py, elementwise.py, reduce.py, scan.py, random.py,
-index.py, matmul.py, sort.py, ...); a kind whose module is missing is simply not registered,
-so the operators that need it raise the backend's "no stub" error on CUDA.
+index.py, matmul.py, sort.py, ...), listed in STUBS; each module is imported by its stub's first
+call, which then installs the module's function as the stub itself.
 """
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from typing import Any, Callable
 
 from ...backends import register_backend
@@ -41,18 +40,10 @@ STUBS = {
     "im2col": ("im2col", "im2col"),
     "pool": ("pool", "pool"),
 }
-_KINDS = set(STUBS)
-
-
-def _available(module: str) -> bool:
-    return importlib.util.find_spec(f"{__package__}.{module}") is not None
 
 
 def register() -> None:
-    stubs = {}
-    for kind, (module, name) in STUBS.items():
-        if _available(module):
-            stubs[kind] = _make(kind, module, name)
+    stubs = {kind: _make(kind, module, name) for kind, (module, name) in STUBS.items()}
     from . import driver  # no numba: it imports numba.cuda on first use
 
     register_backend("cuda", "CUDA", storage=_storage, lazy_init=driver.lazy_init, **stubs)
