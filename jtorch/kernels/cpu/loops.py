@@ -174,13 +174,13 @@ def arrays_runner(scalar_fn: Callable, ninputs: int, nextra: int,
     module's globals, so it sees what the module sees (tests replace parallel_for)."""
     pattern = tuple(pattern) if pattern is not None else (True,) * ninputs
     names = [f"t{i}" for i in range(ninputs)]
-    operands = ", ".join(f"{t}._storage.data, {t}._offset" if arr else f"as_scalar(dtype.numpy.type, {t}._storage.data[{t}._offset])"
-                         for t, arr in zip(names, pattern))
+    parts = [f"{t}._storage.data, {t}._offset" if arr else f"as_scalar(dtype.numpy.type, {t}._storage.data[{t}._offset])"
+             for t, arr in zip(names, pattern)]
+    operands = ", ".join(parts)
     extras = "".join(f", extras[{j}]" for j in range(nextra))
     in_place = ""
     if pattern and pattern[0]:  # `x.mul_(y)`: out is the first input; its own kernel reads out alone
-        rest = operands.split(", ", 2)[2] if ninputs > 1 else ""
-        args = f"out._storage.data, out._offset{', ' + rest if rest else ''}{extras}"
+        args = ", ".join(["out._storage.data, out._offset"] + parts[1:]) + extras
         in_place = _IN_PLACE.format(args=args)
     src = _ARRAYS_RUNNER.format(
         unpack=", ".join(names) + ("," if ninputs == 1 else ""), operands=operands, extras=extras,
