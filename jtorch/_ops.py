@@ -86,13 +86,11 @@ class OpOverloadPacket:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from .schema_check import fits, no_overload_error
 
-        errors = []
-        for ov in self.overloads():
-            op = getattr(self, ov)
-            err = fits(op._entry, args, kwargs)
-            if err is None:
+        ops = [getattr(self, ov) for ov in self.overloads()]
+        for op in ops:
+            if fits(op._entry, args, kwargs, explain=False) is None:
                 return op(*args, **kwargs)
-            errors.append(err)
+        errors = [fits(op._entry, args, kwargs) for op in ops]
         if len(errors) == 1:  # a single overload reports its own error, as torch does
             raise RuntimeError(errors[0])
         raise no_overload_error(errors)

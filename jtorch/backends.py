@@ -25,8 +25,10 @@ from typing import Any, Callable
 #                                                TensorIterator's fast set-up (optional; the full
 #                                                build otherwise)
 #   reduce(it, reduction, extras)                a declared Reduction over a reduce-mode iterator
-#   reduce_contiguous(reduction, x, results, extras)  a small contiguous input reduced whole, no
-#                                                iterator (optional; the iterator otherwise)
+#   reduce_contiguous(reduction, x, results, extras, mask=None)  a small contiguous input reduced
+#                                                over the dims `mask` marks (None: all) into contiguous
+#                                                results, no iterator; False where it does not serve
+#                                                (optional; the iterator otherwise)
 #   scan(plan, decl, extras)                     a declared Scan / IndexedScan / RowNormaliser
 #                                                (kernels/scalar_scan.py) along plan.dim of plan.input
 #   fill(t, value)  copy(dst, src)  random(kind, t, generator, params)  index(kind, ...)

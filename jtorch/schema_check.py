@@ -60,8 +60,9 @@ def _display_name(schema: FunctionSchema) -> str:
     return f"{n.namespace}::{n.name}" if n.namespace else n.name
 
 
-def fits(entry: Any, args: tuple, kwargs: dict) -> str | None:
-    """None when the arguments fit entry's schema, else PyTorch's error text.
+def fits(entry: Any, args: tuple, kwargs: dict, explain: bool = True) -> str | None:
+    """None when the arguments fit entry's schema, else PyTorch's error text (an empty string
+    without `explain`: OpOverloadPacket tries overloads first and words the errors only if none fits).
 
     Same checks in the same order as torch's createStackForSchema: total count, positional count,
     each argument in schema order (missing, then type), then unknown keyword arguments.
@@ -72,13 +73,13 @@ def fits(entry: Any, args: tuple, kwargs: dict) -> str | None:
     fname = _display_name(schema)
     arguments = schema.arguments
     if len(args) + len(kwargs) > len(arguments):
-        return (
+        return "" if not explain else (
             f"{fname}() expected at most {len(arguments)} argument(s) but received {len(args) + len(kwargs)} "
             f"argument(s). Declaration: {schema}"
         )
     positional = [a for a in arguments if not a.kwarg_only]
     if len(args) > len(positional):
-        return (
+        return "" if not explain else (
             f"{fname}() takes {len(positional)} positional argument(s) but {len(args)} was/were given.  "
             f"Declaration: {schema}"
         )
@@ -92,10 +93,12 @@ def fits(entry: Any, args: tuple, kwargs: dict) -> str | None:
         elif a.default is not None or a.type.is_optional():
             continue
         else:
-            return f"{fname}() is missing value for argument '{a.name}'. Declaration: {schema}"
+            return "" if not explain else f"{fname}() is missing value for argument '{a.name}'. Declaration: {schema}"
         if not _fits_type(a.type, x):
-            return _type_error(fname, schema, a, i, x)
+            return "" if not explain else _type_error(fname, schema, a, i, x)
     if consumed != len(kwargs):
+        if not explain:
+            return ""
         given = {a.name for i, a in enumerate(arguments) if not a.kwarg_only and i < len(args)}
         for k in kwargs:
             if k in given:

@@ -47,7 +47,7 @@ ENTRIES = [
     D("min.dim", self="value_selecting_reduction_backward(grad, dim, indices, self.shape, keepdim)",
       output_differentiability=_VALUES_ONLY),
     D("min", self="evenly_distribute_backward(grad, self, result)"),
-    D("mm", self="mm_mat1_backward(grad, mat2, self)", mat2="mm_mat2_backward(grad, self, mat2)"),
+    D("mm", self="mm_mat1_scaled(grad, mat2, self)", mat2="mm_mat2_scaled(grad, self, mat2)"),
     D("mode", self="value_selecting_reduction_backward(grad, dim, indices, self.shape, keepdim)",
       output_differentiability=_VALUES_ONLY),
     D("mv", self="mv_self(grad, vec)", vec="mv_vec(grad, self)"),

@@ -74,14 +74,6 @@ def mean_backward(grad: Any, sizes: Sequence[int], dims: Any, numel: int, keepdi
     return sum_backward(grad, sizes, dims, keepdim) / numel
 
 
-def mm_mat1_backward(grad: Any, mat2: Any, self: Any) -> Any:
-    return grad_dtype(grad.mm(mat2.mH if mat2.is_complex() else mat2.t()), self)
-
-
-def mm_mat2_backward(grad: Any, mat1: Any, self: Any) -> Any:
-    return grad_dtype((mat1.mH if mat1.is_complex() else mat1.t()).mm(grad), self)
-
-
 def zeros_like(t: Any) -> Any:
     return t.new_zeros(t.shape)
 

@@ -320,11 +320,24 @@ def addmm_self_backward(grad: Any, self: Any, beta: Any) -> Any:
     return sum_to(maybe_multiply(grad, beta), self.shape)
 
 
-def mm_mat1_scaled(grad: Any, mat2: Any, mat1: Any, alpha: Any) -> Any:
+def _column_major(t: Any) -> bool:
+    """A 2-d input laid out column-major (a transposed weight, as Linear passes it)."""
+    size, stride = t.shape, t.stride()
+    return len(size) == 2 and stride[0] == 1 and stride[1] == size[0]
+
+
+def mm_mat1_scaled(grad: Any, mat2: Any, mat1: Any, alpha: Any = 1) -> Any:
+    # torch's mm_mat1_backward: a column-major mat1 gets its gradient column-major too
+    if _column_major(mat1):
+        return grad_dtype(maybe_multiply(conj(mat2).mm(grad.t()).t(), alpha), mat1)
     return grad_dtype(maybe_multiply(grad.mm(_mT(mat2)), alpha), mat1)
 
 
-def mm_mat2_scaled(grad: Any, mat1: Any, mat2: Any, alpha: Any) -> Any:
+def mm_mat2_scaled(grad: Any, mat1: Any, mat2: Any, alpha: Any = 1) -> Any:
+    # torch's mm_mat2_backward: for Linear's weight.t() the product is computed as (grad^T mat1)^T,
+    # so that the weight's gradient comes out contiguous and AccumulateGrad need not copy it
+    if _column_major(mat2):
+        return grad_dtype(maybe_multiply(grad.t().mm(conj(mat1)).t(), alpha), mat2)
     return grad_dtype(maybe_multiply(_mT(mat1).mm(grad), alpha), mat2)
 
 

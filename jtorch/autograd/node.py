@@ -204,8 +204,8 @@ class AccumulateGrad(Node):
             # Steal the incoming gradient when nothing else holds it (torch checks use_count the same way):
             # the engine's list and this frame hold it, and getrefcount's own argument.
             if (not _local.grad_enabled and _getrefcount(g) <= _STEAL_REFS and g._stride == var._stride
-                    and g._base is None and g._offset == 0 and g.dtype is var.dtype):
-                var._grad = g
+                    and g._offset == 0 and g.dtype is var.dtype and _whole(g)):
+                var._grad = g if g._base is None else Tensor._make(g._storage, g._size, g._stride, 0, g.dtype, g._device)
             else:
                 new = var.new_empty_strided(var._size, var._stride) if _dense(var) else g.new_empty(var._size)
                 var._grad = new.copy_(g) if not _local.grad_enabled else g + new.zero_()
@@ -214,6 +214,14 @@ class AccumulateGrad(Node):
         else:
             var._grad = var._grad + g
         return ()
+
+
+def _whole(g: Tensor) -> bool:
+    """Not a view, or a view covering all of a base that nothing else holds (Linear's weight
+    gradient is (grad^T x)^T): then its storage can become .grad without the view. The base is
+    held by the view, this frame and getrefcount's argument."""
+    base = g._base
+    return base is None or (_getrefcount(base) <= 3 and g._storage.nbytes() == g.numel() * g.element_size())
 
 
 def _dense(t: Tensor) -> bool:

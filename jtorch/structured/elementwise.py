@@ -138,6 +138,9 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                     return None
                 return dt, _all_arrays(len(tensors))
         pattern = tuple(bool(t._size) or t._device.type != "cpu" for t in tensors)  # arrays; the rest CPU scalars
+        if True not in pattern and not a._is_wrapped_number:
+            # every operand 0-dim on the CPU (`step += 1`, a scalar loss): the first is a 1-element array
+            pattern = (True,) + pattern[1:]
         a = tensors[pattern.index(True)] if True in pattern else tensors[0]
         size, dt, st, dev = a._size, a.dtype, a._stride, a._device
         if dev.type != device_type or dt not in _FAST_DTYPES or st != _contiguous(size):

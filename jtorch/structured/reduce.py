@@ -152,9 +152,12 @@ def run_reduction(name: str, results: "Sequence[Tensor]", self: Tensor, dims: An
     """The impl of a structured reduction: build the iterator, run the backend's reduce stub,
     copy float16 temporaries back."""
     fast = backend.stubs.get("reduce_contiguous")
-    if (fast is not None and self.dtype is in_dtype and self._stride == contiguous_strides(self._size)
-            and _reduces_all(self, dims, allow_empty_dims) and fast(reduction, self, results, extras)):
-        return
+    if fast is not None and self.dtype is in_dtype and self._stride == contiguous_strides(self._size):
+        if _reduces_all(self, dims, allow_empty_dims):
+            if fast(reduction, self, results, extras):
+                return
+        elif fast(reduction, self, results, extras, make_dim_mask(dims, self.dim(), allow_empty_dims)):
+            return
     it = make_reduction(name, results, self, dims, keepdim, in_dtype, [r.dtype for r in results],
                         allow_empty_dims)
     backend.stub("reduce")(it, reduction, extras)

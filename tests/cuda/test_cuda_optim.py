@@ -22,3 +22,18 @@ def test_cuda_steps_equal_cpu_steps(cuda, name, kw):
     assert pc.device.type == "cuda" and pc.cpu().tolist() == p.tolist()
     state = oc.state_dict()["state"][0]
     assert all(v.device.type == "cuda" for k, v in state.items() if k != "step" and hasattr(v, "device"))
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_cuda_fused_adam_equals_the_loop(cuda, name):
+    """The default (fused, one `_fused_adam_` call through the CUDA elementwise stub) and
+    foreach=False (torch's op-per-line loop) give the same numbers on the device."""
+    ps = [jtorch.tensor([[1.0, -2.0], [0.5, 3.0]], device=cuda, requires_grad=True) for _ in range(2)]
+    fused = getattr(jtorch.optim, name)([ps[0]], lr=0.1, amsgrad=True, weight_decay=0.1)
+    loop = getattr(jtorch.optim, name)([ps[1]], lr=0.1, amsgrad=True, weight_decay=0.1, foreach=False)
+    for k in range(3):
+        for p in ps:
+            p.grad = jtorch.tensor([[0.5, -1.0], [0.1 * k, 0.3]], device=cuda)
+        fused.step()
+        loop.step()
+    assert ps[0].cpu().tolist() == ps[1].cpu().tolist() != [[1.0, -2.0], [0.5, 3.0]]

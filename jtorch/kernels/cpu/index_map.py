@@ -55,15 +55,14 @@ def run(m: IndexMap, shape: tuple, dst: Any, dst_strides: tuple, src: Any, src_s
     bi, oi = index._storage.data, index._offset
     if bi.dtype != np.int64:
         bi = bi.astype(np.int64)
-    # TensorIterator's geometry: size-1 dims dropped from the strides, ordered, coalesced
-    strides = [[st if n != 1 else 0 for st, n in zip(sts, shape)] for sts in (dst_strides, src_strides, index_strides)]
-    if shape:
-        perm = reorder_dimensions(tuple(shape), strides)
-        strides = [[st[p] for p in perm] for st in strides]
-        shape = coalesce_dimensions(tuple(shape[p] for p in perm), strides)
-    else:
-        shape, strides = (1,), [[0], [0], [0]]
-    nd = len(shape)
+    nchunks = num_chunks(numel)
+    key = (m.scatter, tuple(shape), tuple(dst_strides), tuple(src_strides), tuple(index_strides), nchunks)
+    plan = _plans.get(key)
+    if plan is None:
+        if len(_plans) > 512:
+            _plans.clear()
+        plan = _plans[key] = _plan(m, shape, dst_strides, src_strides, index_strides, numel, nchunks)
+    g, nchunks = plan
     ex = tuple(extras)
     back = None
     if not m.reads_dst and bd.itemsize in _BITS:
@@ -74,8 +73,32 @@ def run(m: IndexMap, shape: tuple, dst: Any, dst_strides: tuple, src: Any, src_s
         back, bd = bd, bd.astype(np.float32)
         bs = bd if same else bs.astype(np.float32)
         ex = tuple(np.float32(e) for e in ex)
+    k = kernels(m)
+    args = (bd, od, bs, os, bi, oi, index_stride, index_size, *ex)
+    if nchunks <= 1:
+        k.run(g, 0, *args)
+    else:
+        launch_parallel(_serial_rerun, k.run_par, numel, nchunks, g, *args)
+    if back is not None:
+        back[...] = bd.astype(np.float16)
+
+
+_plans: dict = {}  # geometry -> (g, chunks): a training loop's gathers and scatters repeat their shapes
+
+
+def _plan(m: IndexMap, shape: tuple, dst_strides: tuple, src_strides: tuple, index_strides: tuple, numel: int,
+          nchunks: int) -> tuple:
+    """The kernel's geometry array: TensorIterator's ordering and coalescing, and the split."""
+    # size-1 dims dropped from the strides, ordered, coalesced
+    strides = [[st if n != 1 else 0 for st, n in zip(sts, shape)] for sts in (dst_strides, src_strides, index_strides)]
+    if shape:
+        perm = reorder_dimensions(tuple(shape), strides)
+        strides = [[st[p] for p in perm] for st in strides]
+        shape = coalesce_dimensions(tuple(shape[p] for p in perm), strides)
+    else:
+        shape, strides = (1,), [[0], [0], [0]]
+    nd = len(shape)
     # the split: a dim the destination moves along (any dim for a gather), large enough
-    nchunks = num_chunks(numel)
     q = 0
     if nchunks > 1:
         ok = [d for d in range(nd) if strides[0][d] != 0 or not m.scatter]
@@ -88,11 +111,4 @@ def run(m: IndexMap, shape: tuple, dst: Any, dst_strides: tuple, src: Any, src_s
         else [(0, shape[q])]
     g = np.array([nd, q, *shape, *strides[0], *strides[1], *strides[2], *(v for c in chunks for v in c)],
                  dtype=np.int64)
-    k = kernels(m)
-    args = (bd, od, bs, os, bi, oi, index_stride, index_size, *ex)
-    if nchunks <= 1:
-        k.run(g, 0, *args)
-    else:
-        launch_parallel(_serial_rerun, k.run_par, numel, nchunks, g, *args)
-    if back is not None:
-        back[...] = bd.astype(np.float16)
+    return g, nchunks

@@ -117,6 +117,13 @@ def matmul(kind: str, out: Any, a: Any, b: Any, self: Any = None, beta: Any = 0,
         if blas or (O.dtype != _F16 and (kind == "mv" or (O.dtype == _I64 and O.flags.c_contiguous))):
             _product(kind, A, B, O)
             return
+    if (S is not None and beta == 1 and alpha == 1 and into_out and blas and kind != "dot"
+            and self._storage is not out._storage):
+        # addmm(bias, x, w.t()) (Linear): the product straight into out, then self added in place;
+        # the same single rounding of product + self as a temporary would give, without one
+        _product(kind, A, B, O)
+        np.add(O, S, out=O)
+        return
     if alpha == 0:  # BLAS semantics: a and b are not read (inf * 0 does not make NaN)
         P = None
     else:

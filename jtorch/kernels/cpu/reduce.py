@@ -23,6 +23,7 @@ import numpy as np
 
 from . import cache, reduce_codegen
 from .threads import GRAIN_SIZE, num_chunks
+from ...geometry import contiguous_strides
 from ..reduction import OrderStatistic, Reduction
 
 def kernels(r: Reduction) -> Any:
@@ -132,12 +133,14 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
                values is not None, indices is not None, n, *ex)
 
 
-def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = ()) -> bool:
-    """A contiguous input below the grain size reduced whole into its outputs, without an
-    iterator; False (nothing done) where that does not apply."""
+def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = (), mask: Any = None) -> bool:
+    """A contiguous input below the grain size reduced over the dims `mask` marks (None: all)
+    into contiguous outputs, without an iterator; False (nothing done) where that does not apply."""
     n = x.numel()
     if n >= GRAIN_SIZE or n == 0:
         return False
+    if mask is not None and not all(m for m, size in zip(mask, x._size) if size != 1):
+        return _reduce_dims(r, x, results, extras, mask)
     ib = x._storage.data
     key = (id(r), ib.dtype, results[0]._storage.data.dtype, len(results))  # id: hashing r hashes its pieces
     run = _small.get(key)
@@ -190,3 +193,84 @@ def _small_runner(r: Reduction, in_dt: np.dtype, results: list) -> Any:
 
 
 _small: dict = {}
+
+
+def _dims_plan(r: Reduction, x: Any, results: list, mask: Any) -> Any:
+    """What `reduce` would compute from the iterator, for a contiguous input and contiguous
+    outputs: runs of kept or reduced dims merged, the reduced ones first, each kind fastest
+    first (the iterator's reorder and coalescing); one serial chunk. The kept dims keep their
+    memory order, so a contiguous output's strides are the accumulators'. None where the
+    masked path does not serve."""
+    ib = x._storage.data
+    if ib.dtype.kind == "f" and ib.dtype.itemsize == 2 or isinstance(r, OrderStatistic):
+        return None
+    groups: list = []  # [size, reduced, stride]: memory order, fastest first, runs merged
+    step = 1
+    for size, red in zip(reversed(x._size), reversed(mask)):
+        if size == 1:
+            continue
+        if groups and groups[-1][1] == bool(red):
+            groups[-1][0] *= size
+        else:
+            groups.append([size, bool(red), step])
+        step *= size
+    dims = [gr for gr in groups if gr[1]] + [gr for gr in groups if not gr[1]]  # the reduced dims first
+    nred = sum(1 for gr in groups if gr[1])
+    if nred == 0 or nred == len(dims) or (r.selecting and nred != 1):
+        return None
+    shape = [size for size, _, _ in dims]
+    in_st = [st for _, _, st in dims]
+    nd = len(shape)
+    acc_st, kept, m, n = [0] * nd, [], 1, 1
+    for q, (size, red, _) in enumerate(dims):
+        if red:
+            n *= size
+        else:
+            kept.append(q)
+            acc_st[q] = m
+            m *= size
+    vi = r.outputs.index("values") if "values" in r.outputs else None
+    ii = r.outputs.index("indices") if "indices" in r.outputs else None
+    for t in results:
+        if t._stride != contiguous_strides(t._size) or t.numel() != m:
+            return None
+    if vi is not None:
+        out_dt = results[vi]._storage.data.dtype
+        if out_dt.kind == "f" and out_dt.itemsize == 2:
+            return None
+        acc_dt = np.dtype(np.bool_) if r.acc == "bool" else ib.dtype if r.acc == "in" else out_dt
+    else:
+        acc_dt = ib.dtype
+    real = _real(acc_dt)
+    g = np.array([nd, 0, *shape, *in_st, *acc_st, 0, shape[0], 0, ii is not None], dtype=np.int64)
+    out_st = [acc_st[q] for q in kept]  # contiguous outputs follow the kept dims' memory order
+    fk = np.array([len(kept), *(shape[q] for q in kept), *(out_st if vi is not None else [0] * len(kept)),
+                   *(out_st if ii is not None else [0] * len(kept))], dtype=np.int64)
+    count = real.type(n) if real.kind in "fc" else np.int64(n)
+    return (g, fk, m, acc_dt, _identity(r, acc_dt), count, real, vi, ii, kernels(r))
+
+
+def _reduce_dims(r: Reduction, x: Any, results: list, extras: tuple, mask: Any) -> bool:
+    """reduce_contiguous over some dims: `reduce`'s two kernel calls with a plan cached per
+    reduction, dtypes, shape and mask (a training loop's bias gradients repeat them)."""
+    key = (id(r), x._storage.data.dtype, tuple(t._storage.data.dtype for t in results), x._size, tuple(mask),
+           tuple(t._size for t in results))
+    plan = _dim_plans.get(key)
+    if plan is None:
+        if len(_dim_plans) > 256:
+            _dim_plans.clear()
+        plan = _dim_plans[key] = _dims_plan(r, x, results, mask) or False
+    if plan is False:
+        return False
+    g, fk, m, acc_dt, ident, count, real, vi, ii, mod = plan
+    ab = np.full(m, ident, dtype=acc_dt)
+    xb = np.zeros(m if r.selecting else 1, dtype=np.int64)
+    ex = tuple(real.type(e) for e in extras)
+    mod.accumulate(g, 0, x._storage.data, x._offset, ab, xb, ident, *ex)
+    ob, oo = (results[vi]._storage.data, results[vi]._offset) if vi is not None else (ab, 0)
+    yb, yo = (results[ii]._storage.data, results[ii]._offset) if ii is not None else (xb, 0)
+    mod.finish(fk, m, 1, ab, xb, ob, oo, yb, yo, vi is not None, ii is not None, count, *ex)
+    return True
+
+
+_dim_plans: dict = {}
