@@ -263,6 +263,13 @@ def _reduce_dims(r: Reduction, x: Any, results: list, extras: tuple, mask: Any) 
     if plan is False:
         return False
     g, fk, m, acc_dt, ident, count, real, vi, ii, mod = plan
+    if not r.selecting and r.project is None and results[vi]._storage.data.dtype == acc_dt:
+        # sum, prod, any...: the accumulators are the contiguous output itself, no finishing pass
+        v = results[vi]
+        ab = v._storage.data[v._offset:v._offset + m]
+        ab.fill(ident)
+        mod.accumulate(g, 0, x._storage.data, x._offset, ab, _NO_INDEX, ident, *(real.type(e) for e in extras))
+        return True
     ab = np.full(m, ident, dtype=acc_dt)
     xb = np.zeros(m if r.selecting else 1, dtype=np.int64)
     ex = tuple(real.type(e) for e in extras)
@@ -274,3 +281,4 @@ def _reduce_dims(r: Reduction, x: Any, results: list, extras: tuple, mask: Any) 
 
 
 _dim_plans: dict = {}
+_NO_INDEX = np.zeros(1, dtype=np.int64)  # the index accumulator of a reduction that selects none
