@@ -256,3 +256,14 @@ def scan_rows(size: tuple, dim: int, strides: "list[tuple[int, ...]]") -> "tuple
     perm = reorder_dimensions(shape, st)
     st = [[s[p] for p in perm] for s in st]
     return size[dim], coalesce_dimensions(tuple(shape[p] for p in perm), st), st
+
+
+def index_map_geometry(shape: Sequence[int], *operand_strides: Sequence[int]) -> tuple[tuple, list]:
+    """TensorIterator's geometry for an index map's operands (dst, src, index): size-1 dims'
+    strides zeroed, dims ordered and coalesced; a 0-dim iteration becomes one element."""
+    strides = [[st if n != 1 else 0 for st, n in zip(sts, shape)] for sts in operand_strides]
+    if not shape:
+        return (1,), [[0] for _ in operand_strides]
+    perm = reorder_dimensions(tuple(shape), strides)
+    strides = [[st[p] for p in perm] for st in strides]
+    return coalesce_dimensions(tuple(shape[p] for p in perm), strides), strides

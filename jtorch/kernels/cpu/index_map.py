@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ...geometry import coalesce_dimensions, reorder_dimensions
+from ...geometry import index_map_geometry
 from ..scalar_index import IndexMap
 from . import cache, index_codegen
 from .threads import launch_parallel, num_chunks
@@ -89,14 +89,7 @@ _plans: dict = {}  # geometry -> (g, chunks): a training loop's gathers and scat
 def _plan(m: IndexMap, shape: tuple, dst_strides: tuple, src_strides: tuple, index_strides: tuple, numel: int,
           nchunks: int) -> tuple:
     """The kernel's geometry array: TensorIterator's ordering and coalescing, and the split."""
-    # size-1 dims dropped from the strides, ordered, coalesced
-    strides = [[st if n != 1 else 0 for st, n in zip(sts, shape)] for sts in (dst_strides, src_strides, index_strides)]
-    if shape:
-        perm = reorder_dimensions(tuple(shape), strides)
-        strides = [[st[p] for p in perm] for st in strides]
-        shape = coalesce_dimensions(tuple(shape[p] for p in perm), strides)
-    else:
-        shape, strides = (1,), [[0], [0], [0]]
+    shape, strides = index_map_geometry(shape, dst_strides, src_strides, index_strides)
     nd = len(shape)
     # the split: a dim the destination moves along (any dim for a gather), large enough
     q = 0

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
-from ...geometry import coalesce_dimensions, numel as _numel, reorder_dimensions
+from ...geometry import index_map_geometry, numel as _numel
 from ..cpu import cache
 from ..scalar_index import IndexMap
 from . import driver, index_codegen
@@ -144,14 +144,7 @@ def run_map(m: IndexMap, shape: tuple, dst: Any, dst_strides: tuple, src: Any, s
         src_strides = (0,) * len(shape)
     else:
         bs, os = src._storage.data, src._offset
-    # TensorIterator's geometry: size-1 dims dropped from the strides, ordered, coalesced
-    strides = [[st if k != 1 else 0 for st, k in zip(sts, shape)] for sts in (dst_strides, src_strides, index_strides)]
-    if shape:
-        perm = reorder_dimensions(tuple(shape), strides)
-        strides = [[st[p] for p in perm] for st in strides]
-        shape = coalesce_dimensions(tuple(shape[p] for p in perm), strides)
-    else:
-        shape, strides = (1,), [[0], [0], [0]]
+    shape, strides = index_map_geometry(shape, dst_strides, src_strides, index_strides)
     mod = _map_kernels(m)
     ops = (bd, dst._offset, bs, os, index._storage.data, index._offset, index_stride, index_size,
            *extras)
