@@ -16,7 +16,7 @@ from ..kernels import scalar_reduce as R
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import MetaBase
 from ..structured.reduce import (resize_reduction, resize_reduction_with_indices, run_reduction,
-                                 whole_reduction_fast_path, zero_numel_check_dims)
+                                 small_reduction_fast_path, zero_numel_check_dims)
 from ..geometry import wrap_dim
 from ..tensor import Tensor
 from .registry import NativeFunction, by_name, declare
@@ -27,9 +27,9 @@ def reduction(out: str, functional: str, meta: Callable, impl: Callable, variant
               python_name: str | None = None, fast: Any = None) -> StructuredFamily:
     """A structured reduction family: outputs through MetaBase.set_output_raw_strided. `fast` is
     (Reduction, out_dtype(self, extras) -> dtype | None) for small whole reductions of contiguous
-    inputs (jtorch.structured.reduce.whole_reduction_fast_path)."""
+    inputs (jtorch.structured.reduce.small_reduction_fast_path)."""
     return structured(out, functional=functional, meta=meta, impl=impl, context=MetaBase, variants=variants,
-                      python_name=python_name, fast_path=whole_reduction_fast_path(*fast) if fast else None)
+                      python_name=python_name, fast_path=small_reduction_fast_path(*fast) if fast else None)
 
 
 # dtypes the CPU reduces without converting the input first

@@ -165,9 +165,9 @@ def run_reduction(name: str, results: "Sequence[Tensor]", self: Tensor, dims: An
 
 
 # ---- the fast path of small whole reductions ----------------------------------------------------
-def whole_reduction_fast_path(reduction: Any, out_dtype: Any) -> Any:
+def small_reduction_fast_path(reduction: Any, out_dtype: Any) -> Any:
     """A structured family's fast path (jtorch.native.structured.structured(fast_path=...)): a
-    contiguous input reduced over every dim, whose result dtype `out_dtype(self, extras)` decides
+    contiguous input reduced over every dim or some dims, whose result dtype `out_dtype(self, extras)` decides
     without any check that could fail (None otherwise), skips the meta context and the iterator
     and goes to the backend's `reduce_contiguous` stub. Everything else takes the generic kernel."""
     def fast(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
@@ -182,10 +182,14 @@ def whole_reduction_fast_path(reduction: Any, out_dtype: Any) -> Any:
                     and self._stride == contiguous_strides(self._size)):
                 dt = out_dtype(self, extras)
                 dims = extras.get("dim")
-                if dt is not None and (dims is None or _reduces_all(self, dims, False)):
-                    shape = (1,) * len(self._size) if extras.get("keepdim") else ()
+                if dt is not None:
+                    if dims is None or _reduces_all(self, dims, False):
+                        shape, mask = (1,) * len(self._size) if extras.get("keepdim") else (), None
+                    else:  # some dims (a bias gradient's sum(0)); a bad dim raises the meta's error
+                        mask = make_dim_mask(dims, self.dim())
+                        shape = reduced_shape(self._size, mask, extras.get("keepdim", False))
                     out = allocate(shape, None, dt, self._device)
-                    if backend.stubs["reduce_contiguous"](reduction, self, [out], ()):
+                    if backend.stubs["reduce_contiguous"](reduction, self, [out], (), mask):
                         return out
             return generic(*args, **kwargs)
 
