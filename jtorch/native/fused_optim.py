@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .. import dtypes as _dt
-from ..backends import backend
 from ..kernels import scalar_binary, scalar_optim
+from ..structured.elementwise import contiguous_runner
 from ..tensor import Tensor
 from .registry import declare
 
@@ -27,18 +27,6 @@ _ARGS = ("(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(
          "Tensor? found_inf=None) -> ()")
 fused_adam_ = declare("_fused_adam_" + _ARGS, variants="function")
 fused_adamw_ = declare("_fused_adamw_" + _ARGS, variants="function")
-
-_runners: dict = {}  # (device type, scalar function, number of inputs) -> run(out, tensors, dtype, extras, n)
-
-
-def _runner(device_type: str, fn: Any, ninputs: int, nextra: int) -> Any:
-    key = (device_type, fn)
-    r = _runners.get(key)
-    if r is None:
-        make = backend(device_type).stub("elementwise_contiguous")
-        r = _runners[key] = make(fn, (True,) * ninputs, nextra)
-    return r
-
 
 def _check_lists(lists: Sequence[Sequence[Tensor]]) -> None:
     n = len(lists[0])
@@ -74,10 +62,10 @@ def _fused_adam(adamw: bool, self: list, grads: list, exp_avgs: list, exp_avg_sq
         for g in grads:
             g.div_(grad_scale)
     dev = self[0].device.type
-    r_avg = _runner(dev, scalar_optim.adam_exp_avg, 3, 3)
-    r_sq = _runner(dev, scalar_optim.adam_exp_avg_sq, 3, 4)
-    r_par = _runner(dev, scalar_optim.adam_param, 3, 4)
-    r_max = _runner(dev, scalar_binary.maximum, 2, 0) if amsgrad else None
+    r_avg = contiguous_runner(dev, scalar_optim.adam_exp_avg, 3, 3)
+    r_sq = contiguous_runner(dev, scalar_optim.adam_exp_avg_sq, 3, 4)
+    r_par = contiguous_runner(dev, scalar_optim.adam_param, 3, 4)
+    r_max = contiguous_runner(dev, scalar_binary.maximum, 2, 0) if amsgrad else None
     decay = 1 - lr * weight_decay if adamw else 1.0
     coupled = 0.0 if adamw else weight_decay
     flag = 1.0 if maximize else 0.0

@@ -36,7 +36,7 @@ from ..structured.tensor_iterator import (
 )
 from ..promotion import can_cast
 from ..scalar import not_implemented
-from ..structured.elementwise import _FAST_DTYPES
+from ..structured.elementwise import _FAST_DTYPES, contiguous_runner
 from ..structured.tensor_iterator import _contiguous
 from ..tensor import Tensor, new_storage
 from .registry import NativeFunction, declare
@@ -237,13 +237,10 @@ def _iterate(mode: int, config: TensorIteratorConfig, self: Tensor, scalar_fn: C
     self's dtype and layout, and the backend's contiguous runner touches the data."""
     if (config is UNARY_OP and mode != OUT and type(extra) is tuple and self._device.type != "meta"
             and self._stride == _contiguous(self._size)):
-        make = backend(self._device.type).stubs.get("elementwise_contiguous")
-        if make is not None and self.dtype in _FAST_DTYPES:
+        runner = contiguous_runner(self._device.type, scalar_fn, 1, len(extra))
+        if runner is not None and self.dtype in _FAST_DTYPES:
             if check is not None:
                 check(self.dtype)
-            runner = _runners.get((self._device.type, scalar_fn, len(extra)))
-            if runner is None:
-                runner = _runners[(self._device.type, scalar_fn, len(extra))] = make(scalar_fn, (True,), len(extra))
             out = self if mode == INPLACE else Tensor._make(new_storage(self.numel(), self.dtype, self._device),
                                                             self._size, self._stride, 0, self.dtype, self._device)
             if out.numel():
@@ -259,9 +256,6 @@ def _iterate(mode: int, config: TensorIteratorConfig, self: Tensor, scalar_fn: C
             backend(it.device.type).stub("elementwise")(it, scalar_fn, args)
             it.finish()
     return it.output(0)
-
-
-_runners: dict = {}  # (device type, scalar function, number of extras) -> contiguous runner
 
 
 def _impl(nf: NativeFunction) -> Callable[[Callable], Callable]:

@@ -11,7 +11,7 @@ import inspect
 from typing import Any, Callable
 
 from .. import dtypes as _dt
-from ..backends import Backend
+from ..backends import Backend, backend
 from ..promotion import result_type_many
 from ..scalar import checked_scalar, to_compute  # noqa: F401  (checked_scalar: re-exported for families)
 from ..schema import FunctionSchema
@@ -287,6 +287,23 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
         return self
 
     return inplace
+
+
+_contiguous_runners: dict = {}  # (device type, scalar function, inputs, extras) -> runner
+
+
+def contiguous_runner(device_type: str, fn: Callable, ninputs: int, nextra: int) -> "Callable | None":
+    """The backend's `elementwise_contiguous` runner of `fn` over `ninputs` contiguous arrays,
+    made once per device type (None where the backend has no such stub): for kernels outside an
+    elementwise family that take TensorIterator's fast set-up themselves (relu, the fused optimizers)."""
+    key = (device_type, fn, ninputs, nextra)
+    r = _contiguous_runners.get(key)
+    if r is None:
+        make = backend(device_type).stubs.get("elementwise_contiguous")
+        if make is None:
+            return None
+        r = _contiguous_runners[key] = make(fn, _all_arrays(ninputs), nextra)
+    return r
 
 
 def _n_tensor_params(out_schema: str) -> int:
