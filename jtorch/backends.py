@@ -46,11 +46,15 @@ from typing import Any, Callable
 #                                                "col2im" back, summing overlaps (kernels/cpu/im2col.py)
 #   pool(kind, ...)                              2-d max / avg / adaptive avg pooling and their backwards
 #                                                (kernels/cpu/pool.py lists the forms)
+#   loss(kind, ...)                              nll_loss forward and backward (kernels/cpu/loss.py lists
+#                                                the forms)
+#   softmax_backward(log, grad_output, output, grad_input, n)   softmax / log_softmax gradients along
+#                                                the last dim of contiguous (rows, n) tensors
 #   lazy_init()                                  torch's lazy device initialisation: raise torch's error
 #                                                when the device cannot be used (no GPU, say)
 STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "reduce_contiguous", "scan", "fill", "copy",
-              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort", "range", "im2col", "pool",
-              "lazy_init")
+              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort", "range", "im2col", "pool", "loss",
+              "softmax_backward", "lazy_init")
 
 
 @dataclass

@@ -25,6 +25,8 @@ def contiguous_strides(size: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def is_contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    if _CONTIGUOUS.get(size) == stride:  # the common case: one dict lookup, no loop
+        return True
     if 0 in size:  # no elements: contiguous whatever the strides, as in torch
         return True
     expected = 1

@@ -65,8 +65,14 @@ ENTRIES = [
     D("sum.dim_IntList", self="grad_dtype(sum_backward(grad, self.shape, dim, keepdim), self)"),
     D("var.correction", self="var_backward(grad, self, dim, correction, keepdim)"),
     D("var_mean.correction", self="var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)"),
-    D("_log_softmax", self="log_softmax_backward_data(grad, result, dim, self)"),
-    D("_softmax", self="softmax_backward_data(grad, result, dim, self)"),
+    D("_log_softmax", self="aten._log_softmax_backward_data.default(grad, result, dim, self.dtype)"),
+    D("_log_softmax_backward_data",
+      grad_output="grad.to(output.dtype) - (grad.to(output.dtype) * output.exp()).sum(dim, True)",
+      output="(-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(output.dtype)"),
+    D("_softmax", self="aten._softmax_backward_data.default(grad, result, dim, self.dtype)"),
+    D("_softmax_backward_data",
+      grad_output="aten._softmax_backward_data.default(grad.to(output.dtype), output, dim, input_dtype)",
+      output="softmax_double_backward(grad.to(output.dtype), grad_output, dim, output).to(output.dtype)"),
 ]
 
 NON_DIFFERENTIABLE: frozenset = frozenset()

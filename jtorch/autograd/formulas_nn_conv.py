@@ -44,13 +44,13 @@ def convolution_backward(aten: Any, grad: Any, input: Any, weight: Any, stride: 
         g4 = grad.reshape(n, g, o // g, L)
         if needs[0]:
             cols = weight.reshape(g, o // g, -1).transpose(1, 2).matmul(g4)  # (N, G, Cg*K, L)
-            gi = aten.col2im(cols.reshape(n, input.shape[1] * kk, L), [h, w], k, d, p, s)
+            gi = aten.col2im.default(cols.reshape(n, input.shape[1] * kk, L), [h, w], k, d, p, s)
         if needs[1]:
-            cols = aten.im2col(input, k, d, p, s).reshape(n, g, input.shape[1] // g * kk, L)
+            cols = aten.im2col.default(input, k, d, p, s).reshape(n, g, input.shape[1] // g * kk, L)
             gw = g4.matmul(cols.transpose(-1, -2)).sum(0).reshape(weight.shape)
     elif needs[0] or needs[1]:
         cin = weight.shape[0]
-        gcols = aten.im2col(grad, k, d, p, s)  # (N, Cout*K, blocks)
+        gcols = aten.im2col.default(grad, k, d, p, s)  # (N, Cout*K, blocks)
         bh, bw = _blocks((grad.shape[2], grad.shape[3]), k, d, p, s)
         if (bh, bw) != (h, w):  # output_padding >= stride (with dilation): blocks past the input are unused
             gcols = gcols.reshape(n, weight.shape[1] * g * kk, bh, bw)[:, :, :h, :w]

@@ -303,12 +303,9 @@ def cummaxmin_backward(grad: Any, self: Any, indices: Any, dim: int) -> Any:
 
 
 # ---- softmax -------------------------------------------------------------------------------------------
-def softmax_backward_data(grad: Any, output: Any, dim: int, like: Any) -> Any:
-    return grad_dtype(output * (grad - (grad * output).sum(dim, keepdim=True)), like)
-
-
-def log_softmax_backward_data(grad: Any, output: Any, dim: int, like: Any) -> Any:
-    return grad_dtype(grad - output.exp() * grad.sum(dim, keepdim=True), like)
+def softmax_double_backward(grad: Any, grad_output: Any, dim: int, output: Any) -> Any:
+    """torch's softmax_double_backward: the gradient of _softmax_backward_data by its output."""
+    return grad_output * grad - (output * grad_output).sum(dim, True) * grad - grad_output * (output * grad).sum(dim, True)
 
 
 # ---- matrix products -------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 `info_for(name, schema)` finds the entry of an overload (an in-place `add_.Tensor` uses the entry of
 `add.Tensor`, as PyTorch's in-place variants do), names its node class as torchgen does
 (CamelCase of the base name + "Backward" + a per-name counter in table order: SumBackward0 for
-`sum`, SumBackward1 for `sum.dim_IntList`) and analyzes it once.
+`sum`, SumBackward1 for `sum.dim_IntList`; a `_forward` suffix is dropped: NllLossBackward0) and analyzes it once.
 """
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def table() -> dict[str, tuple[Derivative, str]]:
             prefix = camel_case(d.name.partition(".")[0])
             n = counters.get(prefix, 0)
             counters[prefix] = n + 1
-            t[d.name] = (d, f"{prefix}Backward{n}")
+            # torchgen's create_op_name: nll_loss_forward's node is NllLossBackward0
+            t[d.name] = (d, f"{prefix}Backward".replace("ForwardBackward", "Backward") + str(n))
         _table = t
     return _table
 

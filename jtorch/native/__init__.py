@@ -14,4 +14,5 @@ from . import sorting, search  # noqa: F401
 from . import comparing  # noqa: F401
 from . import convolution  # noqa: F401
 from . import pooling  # noqa: F401
+from . import loss  # noqa: F401
 from . import fused_optim  # noqa: F401

@@ -24,7 +24,7 @@ from .copy import copy_, zero_
 from .factories import scalar_tensor, wrapped_scalar_tensor
 from .registry import declare
 from .structured import structured
-from .views import expand
+from .views import expand_kernel
 
 _BLAS_GEMM_DTYPES = frozenset({_dt.float32, _dt.float64, _dt.complex64, _dt.complex128})
 
@@ -46,8 +46,9 @@ def _opmath(dtype: _dt.dtype) -> _dt.dtype:
 
 
 def _expand_size(self: Tensor, size: tuple) -> Tensor:
-    """at::expand_size: self broadcast to `size` (itself when it has that size already)."""
-    return self if self._size == size else expand.op(self, size)
+    """at::expand_size: self broadcast to `size` (itself when it has that size already). A view the
+    kernel reads and drops: made by expand's kernel itself, not through the dispatcher."""
+    return self if self._size == size else expand_kernel(self, size)
 
 
 def _scale_self(result: Tensor, self_: Tensor, beta: Any) -> None:

@@ -7,13 +7,18 @@ logcumsumexp are CompositeExplicitAutograd there (out= checks, resize, then a he
 here they are structured families whose meta functions make the same checks in the same order.
 softmax.int and log_softmax.int are CompositeImplicitAutograd over _softmax / _log_softmax (dtype=
 converts the input first); their .int_out overloads call the structured out= kernels.
+_softmax_backward_data and _log_softmax_backward_data (the gradients) run the backend's
+`softmax_backward` stub along the last dim, moving `dim` there when it is another.
 """
 from __future__ import annotations
 
 from typing import Any
 
+from ..backends import backend
+from ..geometry import shape_str, wrap_dim
 from ..kernels import scalar_scan as pieces
 from ..structured import scan as sc
+from ..structured.meta import allocate
 from ..tensor import Tensor
 from .registry import declare
 from .structured import structured
@@ -89,3 +94,34 @@ def log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
 @log_softmax_int_out.impl("CompositeExplicitAutograd")
 def log_softmax_out(self: Tensor, dim: int, dtype: Any = None, *, out: Tensor) -> Tensor:
     return _log_softmax.out.op(_converted(self, dtype), dim, False, out=out)
+
+
+# ---- the softmax gradients (torch's structured _softmax_backward_data / _log_softmax_backward_data) ----
+def _softmax_backward(log: bool) -> Any:
+    def kernel(grad_output: Tensor, output: Tensor, dim: int, input_dtype: Any) -> Tensor:
+        dim = wrap_dim(dim, output.dim())
+        if grad_output._size != output._size:
+            raise RuntimeError(f"grad_output and output must have the same shape, got {shape_str(grad_output._size)} "
+                               f"and {shape_str(output._size)}")
+        result = allocate(output._size, None, input_dtype, output._device)
+        if output._device.type == "meta" or not result.numel():
+            return result
+        last = dim == output.dim() - 1 or output.dim() == 0
+        g, o = grad_output.to(output.dtype), output
+        if not last:  # rows along `dim`: move it last (copies), and the result back
+            g, o = g.movedim(dim, -1), o.movedim(dim, -1)
+        g = g if g.is_contiguous() else g.contiguous()
+        o = o if o.is_contiguous() else o.contiguous()
+        r = result if last and input_dtype is output.dtype else allocate(o._size, None, output.dtype, output._device)
+        n = output._size[dim] if output.dim() else 1
+        backend(output._device.type).stub("softmax_backward")(log, g, o, r, n)
+        if r is not result:
+            result.copy_(r if last else r.movedim(-1, dim))
+        return result
+    return kernel
+
+
+declare("_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+        variants="function").impl_backends(_softmax_backward(False))
+declare("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+        variants="function").impl_backends(_softmax_backward(True))

@@ -93,6 +93,22 @@ def pool(kind: str, *args: Any) -> None:
     module.pool(kind, *args)
 
 
+def loss(kind: str, *args: Any) -> Any:
+    """Loss kernels (jtorch/kernels/cpu/loss.py; imported on first use, then installed)."""
+    from . import loss as module
+
+    register_backend("cpu", "CPU", loss=module.loss)
+    return module.loss(kind, *args)
+
+
+def softmax_backward(*args: Any) -> None:
+    """softmax / log_softmax gradients (jtorch/kernels/cpu/softmax_backward.py; installed on first use)."""
+    from . import softmax_backward as module
+
+    register_backend("cpu", "CPU", softmax_backward=module.softmax_backward)
+    module.softmax_backward(*args)
+
+
 def register() -> None:
     from . import cat, fill, host, index, random, remap, tensor_copy  # NumPy only: Numba loads on first use
 
@@ -101,4 +117,5 @@ def register() -> None:
                      reduce_contiguous=reduce_contiguous,
                      fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
                      read_scalar=host.read_scalar, matmul=matmul, remap=remap.remap, cat=cat.cat,
-                     sort=sort, im2col=im2col, pool=pool)
+                     sort=sort, im2col=im2col, pool=pool, loss=loss,
+                     softmax_backward=softmax_backward)

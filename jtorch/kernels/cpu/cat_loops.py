@@ -23,15 +23,15 @@ SLOTS = 16
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
 def cat_flat(lo, hi, dst, doff, srcs, plan, n, gw, rowlen):  # pragma: no cover - compiled
-    e = lo
+    # one division at the chunk's start; then (row, column, input) advance with the walk (a
+    # division per run cost as much as copying a 100-element run)
+    o = lo // gw
+    col = lo - o * gw
     i = 0
+    while i + 1 < n and plan[3 * (i + 1) + 2] <= col:
+        i += 1
+    e = lo
     while e < hi:
-        o = e // gw
-        col = e - o * gw
-        if col == 0 or col < plan[3 * i + 2]:
-            i = 0
-        while i + 1 < n and plan[3 * (i + 1) + 2] <= col:
-            i += 1
         w = plan[3 * i + 1]
         k = col - plan[3 * i + 2]
         m = min(w - k, hi - e)
@@ -43,6 +43,13 @@ def cat_flat(lo, hi, dst, doff, srcs, plan, n, gw, rowlen):  # pragma: no cover 
         for j in range(m):  # a loop index LLVM knows is >= 0: no wraparound check, vectorised
             a[j] = b[j]
         e += m
+        col += m
+        if col == gw:
+            col = 0
+            o += 1
+            i = 0
+        else:
+            i += 1
 
 
 @enable_package_cache

@@ -39,6 +39,8 @@ STUBS = {
     "range": ("ranges", "fill_range"),
     "im2col": ("im2col", "im2col"),
     "pool": ("pool", "pool"),
+    "loss": ("loss", "loss"),
+    "softmax_backward": ("softmax_backward", "softmax_backward"),
 }
 
 

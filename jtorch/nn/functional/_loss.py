@@ -1,8 +1,7 @@
 """Loss functions of `torch.nn.functional`, composed from jtorch's differentiable operators.
 
-cross_entropy is one log_softmax and one gather (nll_loss); when every target is a valid class
-(one aminmax tells) no mask is built at all, which keeps a training step's loss to a handful of
-operator calls. binary_cross_entropy is an autograd Function so that its gradient is torch's
+cross_entropy with class indices is torch's: one log_softmax and one aten::nll_loss_forward
+(jtorch/native/loss.py), recording LogSoftmaxBackward0 and NllLossBackward0. binary_cross_entropy is an autograd Function so that its gradient is torch's
 `(x - y) / max(x (1 - x), 1e-12)` also where the input is exactly 0 or 1 (the composed log's
 gradient would be cut by the -100 clamp there).
 """
@@ -169,58 +168,22 @@ def _check_nll(input: Tensor, target: Tensor, weight: Optional[Tensor]) -> int:
     return n_classes
 
 
-def _target_range(target: Tensor) -> tuple[int, int]:
-    """The smallest and largest target (a CPU tensor's through NumPy: a third of aminmax's cost)."""
-    if target.device.type == "cpu":
-        a = target.numpy()
-        return int(a.min()), int(a.max())
-    lo, hi = target.aminmax()
-    return int(lo), int(hi)
+_REDUCTION = {"none": 0, "mean": 1, "sum": 2}  # at::Reduction
 
 
-def _first_out_of_bounds(target: Tensor, valid: Optional[Tensor], n_classes: int) -> None:
-    bad = (target < 0) | (target >= n_classes)
-    if valid is not None:
-        bad = bad & valid
-    if bool(bad.any()):
-        raise IndexError(f"Target {int(target[bad][0])} is out of bounds.")
-
-
-def _nll(logp: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int, reduction: str) -> Tensor:
-    """-logp[i, target[i]] (times weight[target[i]]), ignored targets 0, reduced as torch: the mean
-    divides by the sum of the weights of the targets not ignored."""
-    n_classes = _check_nll(logp, target, weight)
-    squeeze = logp.dim() == 1
-    if squeeze:  # (C,) with a 0-dim (or one-element) target: one sample
-        logp, target = logp.unsqueeze(0), target.reshape(1)
-    if target.dtype == torch.uint8:
-        target = target.long()
-    checked = target.numel() == 0 or target.device.type == "meta"
-    if not checked:
-        lo, hi = _target_range(target)
-        # every target a class and none ignored: no mask needed (the training loop's case)
-        if lo >= 0 and hi < n_classes and not lo <= ignore_index <= hi:
-            picked = logp.gather(1, target.unsqueeze(1)).squeeze(1)
-            loss = -picked if weight is None else picked * -weight.gather(0, target.flatten()).view(target.shape)
-            if reduction == "mean" and weight is not None:
-                return loss.sum() / weight.gather(0, target.flatten()).sum()
-            out = _reduce(loss, reduction)
-            return out.squeeze(0) if squeeze and reduction == "none" else out
-    valid = target != ignore_index
-    if not checked:
-        _first_out_of_bounds(target, valid, n_classes)
-    safe = torch.where(valid, target, 0)
-    picked = logp.gather(1, safe.unsqueeze(1)).squeeze(1)
-    if weight is None:
-        w = valid.to(logp.dtype)
-    else:
-        w = torch.where(valid, weight.gather(0, safe.flatten()).view(safe.shape), 0.0)
-    loss = torch.where(valid, -picked * w if weight is not None else -picked, 0.0)
-    if reduction == "none":
-        return loss.squeeze(0) if squeeze else loss
-    if reduction == "sum":
-        return loss.sum()
-    return loss.sum() / w.sum()
+def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int, reduction: str) -> Tensor:
+    """torch's nll_loss_nd: aten::nll_loss_forward on a (C,) or (N, C) input; an (N, C, d1, ...)
+    input is taken as one row per position, classes last (torch views it for nll_loss2d)."""
+    _check_nll(input, target, weight)
+    r = _REDUCTION[reduction]
+    forward = torch.ops.aten.nll_loss_forward.default
+    if input.dim() == 1 and target.dim() == 1:  # (C,) with a one-element target: one sample
+        target = target.reshape(())
+    if input.dim() <= 2:
+        return forward(input, target, weight, r, ignore_index)[0]
+    rows = input.movedim(1, -1).reshape(-1, input.shape[1])
+    out = forward(rows, target.reshape(-1), weight, r, ignore_index)[0]
+    return out.reshape(target.shape) if r == 0 else out
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
@@ -239,49 +202,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
         return _cross_entropy_smoothed(input, target, weight, class_dim, reduction, ignore_index, label_smoothing)
-    if (weight is None and reduction != "none" and input.dim() == 2 and target.dim() == 1
-            and target.dtype == torch.int64 and input.shape[0] == target.shape[0] and target.numel()
-            and input.is_floating_point() and input.device.type != "meta"):
-        lo, hi = _target_range(target)
-        if lo >= 0 and hi < input.shape[1] and not lo <= ignore_index <= hi:
-            return _CrossEntropy.apply(input, target, reduction == "mean")
     return _nll(input.log_softmax(class_dim), target, weight, ignore_index, reduction)
-
-
-_NEG_ONES: dict = {}  # (rows, dtype, device) -> a (rows, 1) column of -1: the one-hot to subtract
-
-
-class _CrossEntropy(Function):
-    """The training loop's case (N, C) logits, valid class indices, mean or sum: one log_softmax
-    and one gather forward; backward softmax - one_hot as exp(logp) with -1 scatter-added at the
-    targets (three operators instead of the composition's gather and softmax backwards). Under
-    create_graph the backward is the composition's, differentiated again by autograd."""
-
-    @staticmethod
-    def forward(ctx, input: Tensor, target: Tensor, mean: bool) -> Tensor:  # type: ignore[override]
-        logp = input.log_softmax(1)
-        index = target.unsqueeze(1)
-        ctx.save_for_backward(input, logp, index)
-        ctx.mean = mean
-        picked = logp.gather(1, index)
-        return -picked.mean() if mean else -picked.sum()
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:  # type: ignore[override]
-        input, logp, index = ctx.saved_tensors
-        n = logp.shape[0]
-        if torch.is_grad_enabled():  # create_graph: the differentiable composition
-            picked = input.log_softmax(1).gather(1, index)
-            loss = -picked.mean() if ctx.mean else -picked.sum()
-            return torch.autograd.grad(loss, input, grad, create_graph=True)[0], None, None
-        key = (n, logp.dtype, str(logp.device))
-        neg_ones = _NEG_ONES.get(key)
-        if neg_ones is None:
-            if len(_NEG_ONES) > 64:
-                _NEG_ONES.clear()
-            neg_ones = _NEG_ONES[key] = torch.full((n, 1), -1.0, dtype=logp.dtype, device=logp.device)
-        g = logp.exp().scatter_add_(1, index, neg_ones)
-        return g.mul_(grad / n if ctx.mean else grad), None, None
 
 
 def _class_view(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
