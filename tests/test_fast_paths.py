@@ -150,3 +150,41 @@ def test_overload_packet_picks_the_fitting_overload_and_words_errors():
     assert out.tolist() == jtorch.where(h > 0, g, 0).tolist()
     with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor' for argument 'self'"):
         jtorch.ops.aten.threshold_backward(g, "x", 0)
+
+
+# ---- one element expanded (a sum's gradient) read as a scalar by the fast set-up -------------------
+@pytest.mark.parametrize("case", ["mul", "rmul", "sub", "int_elem", "f64_elem", "inplace", "broadcasting", "where"])
+def test_expanded_element_operand(case, monkeypatch):
+    """`g.expand(shape) * x` takes TensorIterator's fast set-up reading g's one element; the value
+    and dtype are the general path's (an expanded float64 element promotes a float32 array, being a
+    tensor with dims; a 0-dim one would not)."""
+    from jtorch.structured import tensor_iterator
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    x = jtorch.tensor(a)
+    builds = []
+    orig = tensor_iterator.TensorIterator.build
+    monkeypatch.setattr(tensor_iterator.TensorIterator, "build", lambda self, c: builds.append(1) or orig(self, c))
+    if case == "mul":
+        got, want, fast = jtorch.tensor(1.5).expand(4, 5) * x, np.float32(1.5) * a, True
+    elif case == "rmul":
+        got, want, fast = x * jtorch.tensor(-2.0).expand(4, 5), a * np.float32(-2.0), True
+    elif case == "sub":
+        got, want, fast = jtorch.tensor(3.0).expand(4, 5) - x, np.float32(3.0) - a, True
+    elif case == "int_elem":
+        got, want, fast = x * jtorch.tensor(3).expand(4, 5), a * np.float32(3), True
+    elif case == "f64_elem":
+        got, want, fast = x * jtorch.tensor(0.1, dtype=jtorch.float64).expand(4, 5), a.astype(np.float64) * 0.1, False
+    elif case == "inplace":
+        got = x.clone()
+        got.mul_(jtorch.tensor(0.5).expand(4, 5))
+        want, fast = a * np.float32(0.5), True
+    elif case == "broadcasting":  # the element expands to fewer dims than the result: general path
+        got, want, fast = jtorch.tensor(2.0).expand(5) * x, a * np.float32(2.0), False
+    else:
+        got = jtorch.tensor(1.0).expand(4, 5) + jtorch.tensor(2.0).expand(4, 5)  # no array: general path
+        want, fast = np.full((4, 5), 3.0, np.float32), False
+    assert got.dtype == jtorch.tensor(want).dtype and tuple(got.shape) == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert (not builds) == fast

@@ -104,6 +104,19 @@ def _all_arrays(n: int) -> tuple[bool, ...]:
     return _ALL_ARRAYS[n] if n < 8 else (True,) * n
 
 
+def _cpu_scalar(t: Tensor) -> bool:
+    """A CPU operand the loop reads as one value: 0-dim, or a single element expanded (every stride
+    0, as a sum's or mean's gradient arrives); read at its offset like a CPU scalar."""
+    if t._device.type != "cpu":
+        return False
+    if not t._size:
+        return True
+    for s in t._stride:
+        if s:
+            return False
+    return 0 not in t._size
+
+
 def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, make_runner: Callable,
                config_of: Callable[[dict], TensorIteratorConfig], select: Select, check: Check | None,
                prepare: Prepare | None, dispatch_check: Check | None, lead: int | None,
@@ -137,7 +150,8 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                         or (config.promote_integer_inputs_to_float and not (dt.is_floating_point or dt.is_complex))):
                     return None
                 return dt, _all_arrays(len(tensors))
-        pattern = tuple(bool(t._size) or t._device.type != "cpu" for t in tensors)  # arrays; the rest CPU scalars
+        # arrays; the rest are CPU scalars: 0-dim, or one element expanded (a sum's gradient)
+        pattern = tuple(not _cpu_scalar(t) for t in tensors)
         if True not in pattern and not a._is_wrapped_number:
             # every operand 0-dim on the CPU (`step += 1`, a scalar loss): the first is a 1-element array
             pattern = (True,) + pattern[1:]
@@ -146,13 +160,17 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
         if dev.type != device_type or dt not in _FAST_DTYPES or st != _contiguous(size):
             return None
         for t, is_array in zip(tensors, pattern):
-            if is_array and (t._size != size or t.dtype is not dt or t._device is not dev or t._stride != st):
+            if is_array:
+                if t._size != size or t.dtype is not dt or t._device is not dev or t._stride != st:
+                    return None
+            elif t._size and t._size != size:  # an expanded element must not broadcast the result
                 return None
         if False in pattern or a._is_wrapped_number:
             if True not in pattern:
                 return None
-            # the result type depends only on each operand's dtype, wrapped-ness and being an array
-            key = tuple((t.dtype, t._is_wrapped_number, p) for t, p in zip(tensors, pattern))
+            # the result type depends only on each operand's dtype, wrapped-ness, being an array
+            # and having dims (an expanded element promotes as a tensor, a 0-dim one does not)
+            key = tuple((t.dtype, t._is_wrapped_number, p, not t._size) for t, p in zip(tensors, pattern))
             rt = result_types.get(key)
             if rt is None:
                 rt = result_types[key] = result_type_many(*tensors)
