@@ -369,3 +369,41 @@ def test_fewer_chunks_than_pool_threads_restore_numbas_thread_count() -> None:
     out = _probe({"NUMBA_NUM_THREADS": "4"}, "3", "numba first")
     assert out["ok"] and out["tls"] == [4, 4]
     assert out["set_by_jtorch"] == {}  # Numba's pool was started before jtorch's first loop
+
+
+def test_late_blas_products_put_blas_on_one_thread(monkeypatch) -> None:
+    """A float product on every BLAS thread that runs slower than threads x its best time per
+    multiply-add (a busy machine) counts as late: two of three late start a serial period, during
+    which products of that size (and smaller) get one BLAS thread, and jtorch's loops one chunk."""
+    threads._probe_blas()
+    if threads._Blas.set_threads is None or threads._Blas.full < 2:
+        pytest.skip("NumPy's BLAS is not an OpenBLAS jtorch can steer, or it has one thread")
+    clock = FakeClock()
+    monkeypatch.setattr(threads, "_clock", clock)
+    monkeypatch.setattr(threads._Blas, "best", {})
+    macs = 64 * 1000 * 100
+    full = threads._Blas.full
+    assert threads.blas_threads_for(macs) == full
+    threads.note_blas(macs, full, 100_000)                  # 0.1 ms: the best so far
+    threads.note_blas(macs, full, 150_000)                  # a little slower: not late
+    assert threads.blas_threads_for(macs) == full
+    threads.note_blas(macs, full, 7_000_000)                # 7 ms: late
+    assert threads.blas_threads_for(macs) == full           # one late product is noise
+    threads.note_blas(macs, full, 7_000_000)                # two of the last three: serial
+    assert threads.blas_threads_for(macs) == 1 and threads.blas_threads_for(macs // 4) == 1
+    assert threads.num_chunks(1 << 20) == 1
+    clock.t += threads.serial_period_left(macs) + 1e-6
+    assert threads.blas_threads_for(macs) == full
+
+
+def test_matmul_reports_its_blas_time(monkeypatch) -> None:
+    from jtorch.kernels.cpu import matmul
+    seen = []
+    monkeypatch.setattr(matmul, "note_blas", lambda macs, n, ns: seen.append((macs, n, ns)))
+    a = np.random.default_rng(0).standard_normal((128, 256)).astype(np.float32)
+    b = np.random.default_rng(1).standard_normal((256, 128)).astype(np.float32)
+    got = (jtorch.tensor(a) @ jtorch.tensor(b)).numpy()
+    np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-3)
+    threads._probe_blas()
+    if threads._Blas.set_threads is not None and threads._Blas.full > 1:  # big enough to be timed
+        assert seen and seen[-1][0] == 128 * 256 * 128 and seen[-1][1] == threads._Blas.full and seen[-1][2] > 0

@@ -16,11 +16,12 @@ which NumPy's loop does in one pass.
 """
 from __future__ import annotations
 
+from time import perf_counter_ns
 from typing import Any
 
 import numpy as np
 
-from .threads import blas_threads_for
+from .threads import blas_threads_for, note_blas
 
 _BLAS = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128))
 _F16 = np.dtype(np.float16)
@@ -81,8 +82,14 @@ def _product(kind: str, A: np.ndarray, B: np.ndarray, O: "np.ndarray | None" = N
             A, B = A.astype(_F32), B.astype(_F32)
         return np.asarray(np.vdot(A, B) if kind == "vdot" else np.dot(A, B))
     if dt in _BLAS:
-        # small products on one BLAS thread (threads.blas_threads_for says why)
-        blas_threads_for(A.size * B.shape[-1] if B.ndim > 1 else A.size)
+        # small products on one BLAS thread, bigger ones timed (threads.blas_threads_for says why)
+        macs = A.size * B.shape[-1] if B.ndim > 1 else A.size
+        threads = blas_threads_for(macs)
+        if threads > 1:
+            t0 = perf_counter_ns()
+            P = np.matmul(A, B, out=O)
+            note_blas(macs, threads, perf_counter_ns() - t0)
+            return P
         return np.matmul(A, B, out=O)
     if dt == _F16:
         return np.matmul(A.astype(_F32), B.astype(_F32))

@@ -21,7 +21,9 @@ many chunks to split its work into (1: run serially on the calling thread) and r
   a serial period, whose workers were asleep), loops of that size, and smaller ones, run
   serially for a while: ``LATE_RATIO`` times the time lost, doubling while the probes that
   follow keep losing, between ``SERIAL_MIN_S`` and ``SERIAL_MAX_S``. Time lost to probing is thus at most 1/LATE_RATIO of the
-  run, and an idle machine gets its parallel speed back within ``SERIAL_MAX_S``.
+  run, and an idle machine gets its parallel speed back within ``SERIAL_MAX_S``. Float matrix
+  products on NumPy's BLAS threads are judged the same way (:func:`note_blas`), and a serial
+  period gives them one BLAS thread.
 * **Two thread pools.** Numba's OpenMP workers and NumPy's OpenBLAS workers spin after their
   work; on a small machine each pool's spinning starves the other (alternating a parallel add
   and a matmul ran 40-80x slower). When jtorch starts Numba's pool (lazily, at the first
@@ -360,6 +362,11 @@ def _lost(gain: int, serial: Callable[..., Any], total: int, args: tuple, work: 
 # SMALL_BLAS_MACS multiply-adds run on one BLAS thread (torch too keeps small GEMMs serial); the
 # thread count goes back for bigger ones. OpenBLAS is found in the process's mapped libraries
 # (NumPy's wheel bundles it with a prefixed symbol); without it this does nothing.
+# Bigger products run on every BLAS thread and are timed (note_blas): OpenBLAS's threads wait for
+# each other too, and with one other busy process on 2 cores a 64x1000x100 product took 7 ms
+# instead of 0.1 (an MLP step 11x slower, torch's 2x). A product slower than its thread count
+# times its best time per multiply-add counts as a late launch of the busy-machine policy, and
+# its serial periods put BLAS on one thread as they put jtorch's loops on one.
 SMALL_BLAS_MACS = 1 << 21
 
 
@@ -368,6 +375,7 @@ class _Blas:
     set_threads: Any = None
     full = 1
     current = 0  # 0: unknown
+    best: dict = {}  # size class (macs.bit_length()) -> best ns per multiply-add on `full` threads
 
 
 def _probe_blas() -> None:
@@ -394,13 +402,26 @@ def _probe_blas() -> None:
         _Blas.set_threads = None
 
 
-def blas_threads_for(macs: int) -> None:
-    """Set NumPy's BLAS thread count for a product of `macs` multiply-adds (one thread when small)."""
+def blas_threads_for(macs: int) -> int:
+    """Set NumPy's BLAS thread count for a product of `macs` multiply-adds (one thread when small,
+    or while the busy-machine policy runs this size serially); returns it (0: not steered)."""
     if not _Blas.probed:
         _probe_blas()
     if _Blas.set_threads is None:
-        return
-    want = 1 if macs < SMALL_BLAS_MACS else _Blas.full
+        return 0
+    want = 1 if macs < SMALL_BLAS_MACS or (_serial_until_max and _in_serial_period(macs)) else _Blas.full
     if want != _Blas.current:
         _Blas.set_threads(want)
         _Blas.current = want
+    return want
+
+
+def note_blas(macs: int, threads: int, elapsed_ns: int) -> None:
+    """A product of `macs` multiply-adds took `elapsed_ns` on `threads` BLAS threads: its serial
+    estimate is threads x the best time per multiply-add seen for its size class (note_gain)."""
+    b = macs.bit_length()
+    per = elapsed_ns / macs
+    best = _Blas.best.get(b)
+    if best is None or per < best:
+        _Blas.best[b] = best = per
+    note_gain(macs, int(threads * best * macs) - elapsed_ns)
