@@ -100,6 +100,9 @@ def _default_call(out_schema: str) -> "tuple[int | None, dict | None]":
 _ALL_ARRAYS = [(True,) * n for n in range(8)]  # shared objects: `is` tells the all-arrays pattern
 
 
+_ARRAY_SCALAR = (True, False)
+
+
 def _all_arrays(n: int) -> tuple[bool, ...]:
     return _ALL_ARRAYS[n] if n < 8 else (True,) * n
 
@@ -134,6 +137,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
     plans: dict = {}  # (dtype, pattern) -> (runner, extras in the compute dtype, output dtype): default calls
     same_plans: dict = {}  # dtype -> plan, default calls whose operands are all arrays alike
     result_types: dict = {}  # operands' (dtype, wrapped, array) -> result dtype, when some are CPU scalars
+    wrapped_types: dict = {}  # (array dtype, Python number's dtype) -> result dtype
     default_config: list = []  # config_of(defaults), made on first use
 
     def fits(tensors: list, config: TensorIteratorConfig) -> "tuple[_dt.dtype, tuple[bool, ...]] | None":
@@ -142,6 +146,17 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
         a = tensors[0]
         size, dt, st, dev = a._size, a.dtype, a._stride, a._device
         if size:  # the common case: the first operand is an array; are they all arrays alike?
+            if len(tensors) == 2 and tensors[1]._is_wrapped_number:  # or `x * 2`: it and a Python number
+                if dev.type != device_type or dt not in _FAST_DTYPES or st != _contiguous(size):
+                    return None
+                b = tensors[1].dtype
+                rt = wrapped_types.get((dt, b))
+                if rt is None:
+                    rt = wrapped_types[(dt, b)] = result_type_many(a, tensors[1])
+                if rt is not dt or (config.promote_integer_inputs_to_float
+                                    and not (dt.is_floating_point or dt.is_complex)):
+                    return None
+                return dt, _ARRAY_SCALAR
             for t in tensors:
                 if t._size != size or t.dtype is not dt or t._device is not dev or t._stride != st:
                     break
