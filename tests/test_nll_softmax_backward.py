@@ -28,7 +28,8 @@ def nll_reference(x: np.ndarray, t: np.ndarray, w: "np.ndarray | None", reductio
     if reduction == 0:
         return (loss if x.ndim == 2 else loss.reshape(())), 0.0
     total = wt.sum()
-    return (loss.sum() / total if reduction == 1 else loss.sum()), total
+    with np.errstate(invalid="ignore"):  # every target ignored: 0 / 0 is NaN, as in torch
+        return (loss.sum() / total if reduction == 1 else loss.sum()), total
 
 
 CASES = [((6, 5), None, -100), ((6, 5), "w", -100), ((6, 5), None, 2), ((6, 5), "w", 3), ((5,), None, -100),
