@@ -188,3 +188,42 @@ def test_expanded_element_operand(case, monkeypatch):
     assert got.dtype == jtorch.tensor(want).dtype and tuple(got.shape) == want.shape
     np.testing.assert_array_equal(got.numpy(), want)
     assert (not builds) == fast
+
+
+# ---- out= whose tensor fits: the fast set-up writes it directly --------------------------------------
+def test_out_variant_fast_and_general_agree(monkeypatch):
+    from jtorch.structured import tensor_iterator
+
+    rng = np.random.default_rng(2)
+    a, b = (rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2))
+    x, y = jtorch.tensor(a), jtorch.tensor(b)
+    builds = []
+    orig = tensor_iterator.TensorIterator.build
+    monkeypatch.setattr(tensor_iterator.TensorIterator, "build", lambda self, c: builds.append(1) or orig(self, c))
+    out = jtorch.empty(3, 4)
+    v = out._version
+    assert jtorch.add(x, y, alpha=2, out=out) is out and not builds
+    np.testing.assert_array_equal(out.numpy(), a + np.float32(2) * b)
+    assert out._version == v + 1                       # ADInplaceOrView bumps it above the kernel
+    jtorch.mul(x, 3, out=out)                          # an array and a Python number
+    np.testing.assert_array_equal(out.numpy(), a * np.float32(3))
+    z = x.clone()
+    jtorch.sub(z, y, out=z)                            # out is an input: allowed, as in torch
+    np.testing.assert_array_equal(z.numpy(), a - b)
+    assert not builds
+    # what the fast set-up leaves to the general path: resizing, another dtype, a strided out,
+    # a partial overlap, and their errors and warnings
+    big = jtorch.zeros(12)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        jtorch.add(big[1:5], big[6:10], out=big[0:4])  # contiguous, right shape, partial overlap
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        jtorch.add(x, y, out=jtorch.empty(3, 4, dtype=jtorch.int64))
+    o64 = jtorch.empty(3, 4, dtype=jtorch.float64)
+    jtorch.add(x, y, out=o64)
+    np.testing.assert_array_equal(o64.numpy(), (a + b).astype(np.float64))
+    ot = jtorch.empty(4, 3).t()
+    jtorch.add(x, y, out=ot)
+    np.testing.assert_array_equal(ot.numpy(), a + b)
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        jtorch.add(x, y, out=jtorch.empty(2))
+    assert len(builds) >= 3

@@ -70,7 +70,10 @@ def structured(
 
     def make_out(key: str, backend: Any) -> Callable:
         out_names = tuple(a.name for a in out_nf.func.arguments if a.is_out)
-        return out_kernel(bind(), meta, impl if backend is not None else None, context, backend, out_names)
+        k = out_kernel(bind(), meta, impl if backend is not None else None, context, backend, out_names)
+        if fast_path is not None and backend is not None and out_names == ("out",):
+            k = fast_path("out", bind(), k, backend) or k
+        return k
 
     out_nf.impl_per_backend(make_out)
     for nf, make, kind in ((f_nf, functional_kernel, "functional"), (i_nf, inplace_kernel, "inplace")):

@@ -16,6 +16,7 @@ from ..promotion import result_type_many
 from ..scalar import checked_scalar, to_compute  # noqa: F401  (checked_scalar: re-exported for families)
 from ..schema import FunctionSchema
 from ..tensor import Tensor, new_storage
+from .meta import OUT
 from .tensor_iterator import FUNCTIONAL, INPLACE, TensorIterator, TensorIteratorConfig, _contiguous
 
 Select = Callable[[dict], "tuple[Callable, tuple[str, ...]]"]
@@ -289,6 +290,30 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
             return out
 
         return functional
+
+    if kind == "out":
+        def out_variant(*args: Any, out: Any, **kwargs: Any) -> Any:
+            """out= whose tensor already has the result's shape, dtype and contiguous layout and
+            overlaps no input partially (being an input itself is fine): no resize, no temporary."""
+            tensors, extras = bound(args, kwargs, OUT, out)
+            f = setup(tensors, extras)
+            if f is not None and isinstance(out, Tensor):
+                dt, pattern, (runner, cextras, out_dt) = f
+                a = tensors[pattern.index(True)]
+                if out._size == a._size and out.dtype is out_dt and out._device is a._device and out._stride == a._stride:
+                    storage, off = out._storage, out._offset
+                    for t in tensors:
+                        if t._storage is storage and (t._offset != off or t._stride != out._stride
+                                                      or t._size != out._size):
+                            break
+                    else:
+                        n = out.numel()
+                        if n:
+                            runner(out, tensors, dt, cextras, n)
+                        return out
+            return generic(*args, out=out, **kwargs)
+
+        return out_variant
 
     def inplace(self: Any, *args: Any, **kwargs: Any) -> Any:
         if direct and not kwargs and len(args) + 1 == lead:
