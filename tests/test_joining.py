@@ -213,3 +213,24 @@ def test_directional_splits() -> None:
             assert [g.tolist() for g in getattr(t, name)(arg)] == [r.tolist() for r in ref]
     v = jtorch.arange(6)
     assert [g.tolist() for g in jtorch.hsplit(v, 3)] == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_cat_loop_chunks_split_anywhere():
+    """The CPU cat loop walks a chunk of the output from any start (mid-run, mid-row): chunks
+    cut at random positions must together write exactly NumPy's concatenate."""
+    from jtorch.kernels.cpu import cat_loops as loops
+
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        outer = int(rng.integers(1, 6))
+        widths = [int(w) for w in rng.integers(1, 5, int(rng.integers(1, 6)))]
+        srcs = [rng.integers(0, 1000, (outer, w)).astype(np.uint32) for w in widths]
+        gw = sum(widths)
+        total = outer * gw
+        dst = np.zeros(total, np.uint32)
+        plan = np.array([v for i, w in enumerate(widths) for v in (0, w, sum(widths[:i]))], np.int64)
+        slots = tuple(s.reshape(-1) for s in srcs) + (dst,) * (loops.SLOTS - len(srcs))
+        cuts = sorted({0, total, *(int(c) for c in rng.integers(0, total + 1, 3))})
+        for lo, hi in zip(cuts[:-1], cuts[1:]):
+            loops.cat_flat(lo, hi, dst, 0, slots, plan, len(widths), gw, gw)
+        np.testing.assert_array_equal(dst.reshape(outer, gw), np.concatenate(srcs, 1))
