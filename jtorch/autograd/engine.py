@@ -12,6 +12,8 @@ import heapq
 from typing import Any, Sequence
 
 from .. import tls as _tls
+from ..backends import backend
+from ..structured.meta import allocate
 from ..tensor import Tensor
 from .node import Node
 
@@ -154,6 +156,15 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
     return [captured.get(i) for i in range(len(inputs))]
 
 
+def _ones_like(t: Tensor) -> Tensor:
+    """The implicit gradient of a scalar output (torch's ones_like(output)): allocated and filled
+    through the backend's stub, as a temporary the engine owns (no dispatch, no history)."""
+    g = allocate(t._size, None, t.dtype, t._device)
+    if t._device.type != "meta":
+        backend(t._device.type).stub("fill")(g, t.dtype.numpy.type(1))
+    return g
+
+
 def make_grads(outputs: Sequence[Tensor], grad_outputs: Sequence[Any], is_grads_batched: bool = False) -> list:
     """_make_grads: an implicit gradient of ones for scalar outputs, shape checks for given ones."""
     out = []
@@ -164,7 +175,7 @@ def make_grads(outputs: Sequence[Tensor], grad_outputs: Sequence[Any], is_grads_
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not t.dtype.is_floating_point and not t.dtype.is_complex:
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
-                g = t.new_ones(t._size)
+                g = _ones_like(t)
             out.append(g)
             continue
         if not isinstance(g, Tensor):
