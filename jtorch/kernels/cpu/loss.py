@@ -76,27 +76,29 @@ def _d(t: Any) -> tuple:
     return t._storage.data, t._offset
 
 
+def _checked(rows: Any, target: Any, ignore_index: int) -> tuple:
+    """(samples, classes, target buffer, offset, the first bad target or None) of an (N, C) or
+    (C,) tensor and its targets."""
+    c = rows._size[-1]
+    n = rows._size[0] if rows.dim() == 2 else 1
+    tb, to = _d(target)
+    bad = _targets_ok(tb, to, n, c, ignore_index)
+    return n, c, tb, to, (int(tb[to + bad]) if bad >= 0 else None)
+
+
 def loss(kind: str, *args: Any) -> "int | None":
     if kind == "nll_loss_forward":
         x, target, weight, reduction, ignore_index, out, tw = args
-        c = x._size[-1]
-        n = x.numel() // c if c else (x._size[0] if x.dim() == 2 else 1)
-        tb, to = _d(target)
-        bad = _targets_ok(tb, to, n, c, ignore_index)
-        if bad >= 0:
-            return int(tb[to + bad])
-        wb, wo = _d(weight) if weight is not None else (_d(x)[0], 0)
-        _forward(*_d(x), tb, to, wb, wo, weight is not None, n, c, reduction, ignore_index, *_d(out), *_d(tw))
-        return None
+        n, c, tb, to, bad = _checked(x, target, ignore_index)
+        if bad is None:
+            wb, wo = _d(weight) if weight is not None else (_d(x)[0], 0)
+            _forward(*_d(x), tb, to, wb, wo, weight is not None, n, c, reduction, ignore_index, *_d(out), *_d(tw))
+        return bad
     if kind == "nll_loss_backward":
         g, target, weight, reduction, ignore_index, tw, gi = args
-        c = gi._size[-1]
-        n = gi.numel() // c if c else 0
-        tb, to = _d(target)
-        bad = _targets_ok(tb, to, n, c, ignore_index)
-        if bad >= 0:
-            return int(tb[to + bad])
-        wb, wo = _d(weight) if weight is not None else (_d(g)[0], 0)
-        _backward(*_d(g), tb, to, wb, wo, weight is not None, n, c, reduction, ignore_index, *_d(tw), *_d(gi))
-        return None
+        n, c, tb, to, bad = _checked(gi, target, ignore_index)
+        if bad is None:
+            wb, wo = _d(weight) if weight is not None else (_d(g)[0], 0)
+            _backward(*_d(g), tb, to, wb, wo, weight is not None, n, c, reduction, ignore_index, *_d(tw), *_d(gi))
+        return bad
     raise NotImplementedError(f"the CPU loss stub has no kind '{kind}'")

@@ -120,7 +120,7 @@ def loss(kind: str, *args: Any) -> "int | None":
     if kind == "nll_loss_forward":
         x, target, weight, reduction, ignore_index, out, tw = args
         c = x._size[-1]
-        n = x.numel() // c if c else (x._size[0] if x.dim() == 2 else 1)
+        n = x._size[0] if x.dim() == 2 else 1
         bad = _first_bad(target, n, c, ignore_index)
         if bad is not None:
             return bad
@@ -139,7 +139,7 @@ def loss(kind: str, *args: Any) -> "int | None":
     if kind == "nll_loss_backward":
         g, target, weight, reduction, ignore_index, tw, gi = args
         c = gi._size[-1]
-        n = gi.numel() // c if c else 0
+        n = gi._size[0] if gi.dim() == 2 else 1
         bad = _first_bad(target, n, c, ignore_index)
         if bad is not None:
             return bad
