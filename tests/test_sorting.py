@@ -295,6 +295,131 @@ def test_one_long_row_radix_sorted(dtype, threads):
     same(d, np.argsort(-order, kind="stable"))
 
 
+# ---- one long row: radix.sort_row ----------------------------------------------------------------
+def _stable_order(a: np.ndarray, descending: bool) -> np.ndarray:
+    """torch's stable order of a 1-D array: NaN largest and all NaNs equal, -0.0 == 0.0, ties in
+    index order in both directions (np.lexsort: its last key first)."""
+    x = a.astype(np.float64) if a.dtype.kind == "f" else a.astype(np.int64)
+    nan = np.isnan(x) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
+    x = np.where(nan, 0, x)
+    if descending:
+        return np.lexsort((np.arange(a.size), -x, ~nan))
+    return np.lexsort((np.arange(a.size), x, nan))
+
+
+def _check_long_row(a: np.ndarray, t: "jtorch.Tensor | None" = None) -> None:
+    """sort (both directions), argsort: torch's order, and the values bit for bit."""
+    t = jtorch.from_numpy(a) if t is None else t
+    for descending in (False, True):
+        want = _stable_order(a, descending)
+        v, i = jtorch.sort(t, descending=descending, stable=True)
+        same(i, want)
+        got = np.asarray(v.numpy())
+        assert got.dtype == a.dtype
+        np.testing.assert_array_equal(got.view(np.uint8), a[want].view(np.uint8))  # -0.0, NaN payloads
+        same(jtorch.argsort(t, descending=descending, stable=True), want)
+
+
+def _long_row(kind: str, dtype, n: int, rng) -> np.ndarray:
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return rng.integers(0, 2, n).astype(bool)
+    if kind == "equal":
+        return np.full(n, 3, dt)
+    if dt.kind == "f":
+        if kind == "wide":  # every exponent, both signs
+            return (rng.standard_normal(n) * 10.0 ** rng.integers(-4, 5, n)).astype(dt)
+        if kind == "dups":
+            return rng.integers(-20, 20, n).astype(dt)
+        a = rng.standard_normal(n).astype(dt)  # "specials": zeros of both signs, NaNs, infinities
+        r = rng.random(n)
+        a[r < 0.2], a[(r >= 0.2) & (r < 0.35)] = 0.0, -0.0
+        a[(r >= 0.45) & (r < 0.5)], a[(r >= 0.5) & (r < 0.55)] = np.inf, -np.inf
+        nan = (r >= 0.35) & (r < 0.45)
+        u = a.view(np.uint32 if dt.itemsize == 4 else np.uint16)
+        quiet, payload = (0x7FC00000, 1 << 22) if dt.itemsize == 4 else (0x7E00, 1 << 9)
+        bits = quiet | rng.integers(0, payload, nan.sum()) | (rng.integers(0, 2, nan.sum()) << (8 * dt.itemsize - 1))
+        u[nan] = bits.astype(u.dtype)  # NaNs with payloads, some with the sign bit set
+        return a
+    info = np.iinfo(dt)
+    if kind == "wide":
+        return rng.integers(info.min, info.max, n, endpoint=True).astype(dt)
+    if kind == "dups":
+        return rng.integers(max(info.min, -5), min(info.max, 5), n, endpoint=True).astype(dt)
+    a = rng.integers(info.min, info.max, n, endpoint=True).astype(dt)
+    a[rng.random(n) < 0.5] = 0
+    return a
+
+
+@pytest.mark.parametrize("kind", ["wide", "dups", "specials", "equal"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int16, np.int8, np.uint8, np.bool_])
+def test_long_row_against_stable_reference(dtype, kind):
+    from jtorch.kernels.cpu.radix import RADIX_MIN
+
+    rng = np.random.default_rng(3)
+    _check_long_row(_long_row(kind, dtype, RADIX_MIN + 4321, rng))
+
+
+def test_long_row_sorted_reversed_and_one_thread():
+    from jtorch.kernels.cpu.radix import RADIX_MIN
+
+    rng = np.random.default_rng(4)
+    a = np.sort(rng.standard_normal(3 * RADIX_MIN).astype(np.float32))
+    _check_long_row(a)
+    _check_long_row(a[::-1].copy())
+    saved = jtorch.get_num_threads()
+    jtorch.set_num_threads(1)
+    try:
+        _check_long_row(rng.permutation(a))
+    finally:
+        jtorch.set_num_threads(saved)
+
+
+def test_long_row_non_contiguous():
+    from jtorch.kernels.cpu.radix import RADIX_MIN
+
+    rng = np.random.default_rng(5)
+    b = _long_row("specials", np.float32, 2 * RADIX_MIN + 10, rng)
+    _check_long_row(b[::2], jtorch.from_numpy(b)[::2])
+    m = rng.integers(-1000, 1000, (RADIX_MIN + 7, 3)).astype(np.int16)
+    _check_long_row(np.ascontiguousarray(m[:, 1]), jtorch.from_numpy(m)[:, 1])
+
+
+def test_long_row_sample_miss_and_big_bucket():
+    """The prefix comes from a sample: an element the sample skips that sets a higher key bit
+    (a negative among positives) must still sort right; so must a bucket of one prefix too big
+    for the per-chunk buffer (half the row within 2**-10 of 1.0, the rest spread out)."""
+    from jtorch.kernels.cpu.radix import LOCAL, RADIX_MIN
+
+    rng = np.random.default_rng(6)
+    n = RADIX_MIN + 999
+    a = (1.0 + rng.random(n)).astype(np.float32)
+    a[1], a[n - 2] = -5.0, 1e30  # the sample takes every (n // 4096)th element from 0
+    _check_long_row(a)
+    b = (rng.standard_normal(4 * LOCAL) * 100).astype(np.float32)
+    b[: 2 * LOCAL] = 1.0 + rng.integers(0, 1 << 13, 2 * LOCAL) * np.float32(2.0 ** -23)
+    _check_long_row(rng.permutation(b))
+
+
+def test_long_row_mode():
+    """mode of one long row sorts it with radix.sort_row, then its keys."""
+    from jtorch.kernels.cpu.radix import RADIX_MIN
+
+    rng = np.random.default_rng(7)
+    a = rng.integers(-300, 300, RADIX_MIN + 5).astype(np.int32)
+    a[rng.random(a.size) < 0.01] = 17
+    want_v, want_i = reference_mode(a)
+    r = jtorch.mode(jtorch.from_numpy(a))
+    same(r.values, np.array(want_v, np.int32))
+    same(r.indices, np.array(want_i))
+    f = rng.standard_normal(RADIX_MIN + 5).astype(np.float32).round(1)
+    f[::3] = np.nan  # NaNs are never equal: the most frequent is a number
+    want_v, want_i = reference_mode(f)
+    r = jtorch.mode(jtorch.from_numpy(f))
+    same(r.values, np.array(want_v, np.float32))
+    same(r.indices, np.array(want_i))
+
+
 # ---- errors ---------------------------------------------------------------------------------------
 ERRORS = [
     ("sort complex", lambda T: T.sort(T.tensor([1j]))),

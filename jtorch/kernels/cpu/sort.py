@@ -5,7 +5,8 @@ unsigned integer whose order is torch's order of the values (NaN largest and all
 -0.0 == 0.0; descending flips the key). For dtypes of 32 bits or less the key and the element's
 index along the row fit one uint64 (key << 32 | index): all keys are distinct, so NumPy's fast
 unstable sort (x86-simd-sort on AVX2/AVX-512) gives torch's *stable* order, indices included;
-one long row is radix-sorted on every core instead (radix.py). For
+one long row (RADIX_MIN elements or more) is radix-sorted on every core instead, values decoded
+from the sorted keys (radix.py). For
 64-bit dtypes NumPy's argsort of the keys is followed by a pass that puts the indices of equal
 keys back in ascending order (stability). topk and kthvalue keep the k best (key, index) pairs
 in a heap per row; mode walks the runs of the sorted keys. Kernels take raw buffers viewed as
@@ -31,28 +32,14 @@ import numpy as np
 
 from .cache import enable_package_cache
 from .host import numpy_view
-from .radix import RADIX_MIN, gather_row, radix_sort_keys
+from .radix import RADIX_MIN, float_key as _float_key, sort_row
 from .threads import num_chunks
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _EXP = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}  # exponent bits: above them is NaN
 
 
-# ---- ordered keys -------------------------------------------------------------------------------
-@numba.njit(inline="always")
-def _float_key(u, sign, expmask, ones):
-    """The ordered key of a float's bits: NaN largest, -0.0 as 0.0, and otherwise the sign bit
-    flipped (positive) or every bit flipped (negative), without a branch on the sign: random
-    signs would mispredict half the time (measured 10x slower)."""
-    a = u & (sign - np.uint64(1))
-    if a > expmask:
-        return ones
-    if a == 0:
-        return sign
-    neg = np.uint64((u & sign) != 0)  # 0 or 1, a flag, not a branch
-    return u ^ (((np.uint64(0) - neg) & ones) | sign)
-
-
+# ---- ordered keys (the float mapping, `_float_key`, is radix.float_key) ------------------------
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
 def _keys(buf, off, rs, es, n, kind, sign, expmask, descending, composite, keys):
@@ -302,23 +289,38 @@ def _scratch(size: int, name: str = "keys") -> np.ndarray:
 _SCRATCH_KEEP = 1 << 24  # keep at most 128 MB of keys per thread
 
 
+def _long_row(a: np.ndarray, n: int) -> bool:
+    """One row long enough for radix.sort_row (which takes n < 2**31 and 32-bit keys at most)."""
+    return (a.ndim == 0 or a.size == n) and RADIX_MIN <= n < (1 << 31) and a.itemsize <= 4
+
+
+def _sort_row(row: tuple, kind: int, sign: Any, expmask: Any, descending: bool, values: "np.ndarray | None",
+              indices: np.ndarray) -> None:
+    """radix.sort_row of one long row into 1-D outputs (values None: indices only)."""
+    buf, off, rs, es, n = row
+    sort_row(buf, off, es, kind, sign, expmask, descending, _scratch(n), _scratch(n, "radix"), values, indices,
+             num_chunks(n))
+
+
 def _sorted_keys(x: Any, dim: int, descending: bool) -> tuple:
     """(rows, sorted (rows, n) uint64 keys, index mask, shift of the key part)."""
     a = numpy_view(x)
     buf, off, rs, es, n = _rows(a, dim)
     kind, sign, expmask = _dtype_params(a.dtype)
     nrows = 1 if a.ndim == 0 else a.size // max(n, 1)
-    keys = _scratch(nrows * n).reshape(nrows, n)
     composite = a.itemsize <= 4 and n < (1 << 32)
+    if composite and _long_row(a, n):  # the radix sort's values and indices, then their keys
+        vals, idx = np.empty(n, buf.dtype), np.empty(n, np.int64)
+        _sort_row((buf, off, rs, es, n), kind, sign, expmask, descending, vals, idx)
+        keys = _scratch(n).reshape(1, n)
+        _keys(vals, 0, n, 1, n, kind, sign, expmask, descending, False, keys)
+        keys <<= np.uint64(32)
+        keys |= idx.view(np.uint64)
+        return (buf, off, rs, es, n), keys, np.uint64(0xFFFFFFFF), None
+    keys = _scratch(nrows * n).reshape(nrows, n)
     _keys(buf, off, rs, es, n, kind, sign, expmask, descending, composite, keys)
     if composite:
-        if nrows == 1 and n >= RADIX_MIN:  # one long row: a parallel radix sort of the keys
-            flat = keys.reshape(-1)
-            tmp = _scratch(n, "radix")
-            if radix_sort_keys(flat, tmp, num_chunks(n)):
-                flat[:] = tmp
-        else:
-            keys.sort(axis=-1)
+        keys.sort(axis=-1)
         return (buf, off, rs, es, n), keys, np.uint64(0xFFFFFFFF), None
     order = np.argsort(keys, axis=-1)
     skeys = np.take_along_axis(keys, order, -1)
@@ -327,13 +329,18 @@ def _sorted_keys(x: Any, dim: int, descending: bool) -> tuple:
 
 
 def _sort(x: Any, dim: int, descending: bool, values: Any, indices: Any) -> None:
-    (buf, off, rs, es, n), keys, mask, _ = _sorted_keys(x, dim, descending)
-    vo = _Out(values, dim, n, True) if values is not None else None
-    io = _Out(indices, dim, n, False)
-    vals = vo.array if vo is not None else np.empty((1, 1), buf.dtype)
-    if keys.shape[0] == 1 and n >= RADIX_MIN:
-        gather_row(buf, off, es, keys[0], mask, vals[0], io.array[0], vo is not None, num_chunks(n))
+    a = numpy_view(x)
+    n = a.shape[dim] if a.ndim else 1
+    if _long_row(a, n):  # one long row: radix.sort_row writes the outputs itself
+        row = _rows(a, dim)
+        vo = _Out(values, dim, n, True) if values is not None else None
+        io = _Out(indices, dim, n, False)
+        _sort_row(row, *_dtype_params(a.dtype), descending, vo.array[0] if vo is not None else None, io.array[0])
     else:
+        (buf, off, rs, es, n), keys, mask, _ = _sorted_keys(x, dim, descending)
+        vo = _Out(values, dim, n, True) if values is not None else None
+        io = _Out(indices, dim, n, False)
+        vals = vo.array if vo is not None else np.empty((1, 1), buf.dtype)
         _gather(buf, off, rs, es, n, keys, mask, vals, io.array, vo is not None)
     if vo is not None:
         vo.finish()
