@@ -32,14 +32,30 @@ import numpy as np
 
 from .cache import enable_package_cache
 from .host import numpy_view
-from .radix import RADIX_MIN, float_key as _float_key, sort_row
+from .radix import RADIX_MIN, sort_row
 from .threads import num_chunks
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _EXP = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}  # exponent bits: above them is NaN
 
 
-# ---- ordered keys (the float mapping, `_float_key`, is radix.float_key) ------------------------
+# ---- ordered keys -------------------------------------------------------------------------------
+@numba.njit(inline="always")
+def _float_key(u, sign, expmask, ones):
+    """The ordered key of a float's bits: NaN largest, -0.0 as 0.0, and otherwise the sign bit
+    flipped (positive) or every bit flipped (negative), without a branch on the sign: random
+    signs would mispredict half the time (measured 10x slower). radix.float_key is the same
+    mapping with selects for NaN and zero too, faster in its loops; these branches are faster in
+    _keys' strided loop (1.8 against 6 ms for 1M float32)."""
+    a = u & (sign - np.uint64(1))
+    if a > expmask:
+        return ones
+    if a == 0:
+        return sign
+    neg = np.uint64((u & sign) != 0)  # 0 or 1, a flag, not a branch
+    return u ^ (((np.uint64(0) - neg) & ones) | sign)
+
+
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
 def _keys(buf, off, rs, es, n, kind, sign, expmask, descending, composite, keys):
