@@ -19,16 +19,20 @@ that the pairs are distinct and their order is torch's stable order. `sort_row` 
    from the input.
 
 Steps 1 and 3 make the pairs a block (`BLK`) at a time into a buffer in L1 and count or scatter
-from there: a histogram increment right after the key's computation ran 5x slower (the loads of
-the counters wait on the key's arithmetic), and not storing the pairs saves 16 MB of memory
-traffic per 1M elements.
+from there: a histogram increment right after the key's computation ran 5x slower (measured),
+and not storing the pairs saves 16 MB of memory traffic per 1M elements.
 
-Measured (2-core AMD EPYC dev machine, 1M float32, the input of bench/bench_sorting.py; the
-machine is shared, so these vary by 10-30% from run to run): steps 1-4 about 1.0, 0.2, 2.0 and
-3.0 ms, 6.0-6.8 ms in all against np.sort's 7.5 ms for the values alone. The LSD sort of the
-whole row it replaces (3 passes of 11 bits over 8 MB of pairs each, then a gather of the values
-by index) took 12 ms: a pass of 2048 buckets over an array that misses the caches costs about
-5 ns per element, against 1.5-2 ns in cache.
+Measured (2-core AMD EPYC dev machine, `python bench/bench_sorting.py` and the same input, 1M
+float32, timed alone; the machine is shared and its speed swings by 30% from minute to minute,
+so each figure is from one run against np.sort in that run): steps 1-4 took 0.8, 0.1, 1.9 and
+2.6 ms, the whole sort 6.3-6.6 ms with jtorch's dispatch against np.sort's 7.7 ms for the values
+alone (9 against 10 ms in a slow period). The LSD radix sort it replaces (the pairs made and
+stored, then 3 passes of 11 bits over all 8 MB of them, then a gather of the values by index)
+took 12 ms: a pass of 2048 buckets over arrays that miss the caches cost 5 ns per element,
+against 1.5-2 ns for a bucket in cache. On one thread the sort takes about 1.7x its 2-thread
+time; each parallel step reports its timing to the thread policy (threads.launch_parallel), so
+with another process busy on a core it runs serially instead of waiting for its second chunk
+(measured: launches of 13-20 ms, then about 10 ms serially).
 """
 from __future__ import annotations
 
@@ -38,6 +42,8 @@ import numba
 import numpy as np
 
 from .cache import enable_package_cache
+from .chunk_clock import now_ns
+from .threads import launch_parallel
 
 RADIX_MIN = 1 << 16     # below this, NumPy's sort of the pairs is as fast (nothing to amortise)
 PBITS = 15              # prefix bits counted in step 1 (a 128 KB histogram per chunk)
@@ -288,13 +294,17 @@ def _chunk_buckets(tmp, keys, bstart, b0, b1, h, loc, buf, off, es, kind, sign, 
 
 @enable_package_cache
 @numba.njit(parallel=True, nogil=True, error_model="numpy")
-def _chunks(step, nchunks, buf, off, es, kind, sign, expmask, ones, flip, x, keys, tmp, hist, ors, ands, ps, PM,
+def _chunks(n, nchunks, step, buf, off, es, kind, sign, expmask, ones, flip, x, keys, tmp, hist, ors, ands, ps, PM,
             lut, cnt, bstart, first, h, loc, values, indices, want_values):  # pragma: no cover - compiled
     """Step `step` of sort_row (1, 3, 4; 0: the input order is the sorted order) on each of
-    `nchunks` position chunks of the row, in parallel. One prange for all the steps, called from
-    Python: a prange compiles for seconds, the longer the more code it calls."""
-    n = keys.shape[0]
+    `nchunks` position chunks of the n-element row, in parallel. One prange for all the steps,
+    called from Python: a prange compiles for seconds, the longer the more code it calls.
+    Returns threads.launch_parallel's gain: the serial estimate (nchunks x the shortest chunk;
+    for step 4, whose chunks differ, their sum) minus the region's time, in ns."""
+    t = now_ns()
+    work = np.empty(nchunks, np.int64)
     for c in numba.prange(nchunks):
+        t0 = now_ns()
         lo = c * n // nchunks
         hi = (c + 1) * n // nchunks
         if step == 1:
@@ -307,6 +317,12 @@ def _chunks(step, nchunks, buf, off, es, kind, sign, expmask, ones, flip, x, key
                            flip, x, values, indices, want_values)
         else:
             _chunk_identity(buf, off, es, lo, hi, values, indices, want_values)
+        work[c] = now_ns() - t0
+    return (work.sum() if step == 4 else work.min() * nchunks) - (now_ns() - t)
+
+
+def _no_serial(*args: object) -> None:
+    raise AssertionError("sort_row's chunks do not fail")  # launch_parallel's rerun after one did
 
 
 _local = threading.local()
@@ -336,8 +352,9 @@ def sort_row(buf: np.ndarray, off: int, es: int, kind: int, sign: np.uint64, exp
     C-contiguous array of unsigned ints of the element's width: indices[j], and values[j] unless
     values is None, in torch's stable order, by `kind` (0 unsigned or bool, 1 signed, 2 float,
     with its sign bit and exponent mask); `keys`, `tmp`: n-element uint64 work arrays; `nchunks`
-    chunks in parallel. The kernels take 32-bit elements only (each width compiled them again,
-    some 8 s): 8- and 16-bit rows are widened first and their values narrowed after."""
+    (threads.num_chunks(n)) chunks in parallel. The kernels take 32-bit elements only (each
+    width compiled them again, some 8 s): 8- and 16-bit rows are widened first and their values
+    narrowed after."""
     n = keys.shape[0]
     want = values is not None
     if buf.itemsize < 4:
@@ -350,10 +367,10 @@ def sort_row(buf: np.ndarray, off: int, es: int, kind: int, sign: np.uint64, exp
     nbmax = 2 * (n // share) + 2
     h, loc = _work(nchunks)
 
-    def run(step: int) -> None:
-        _chunks(step, nchunks, buf, off, es, kind, sign, expmask, ones, flip, x, keys, tmp, hist, ors, ands,
-                np.uint64(32 + top - pb), np.uint64((1 << pb) - 1), lut, cnt, bstart, first, h, loc, vals, indices,
-                want)
+    def run(step: int) -> None:  # timed, as the thread policy's parallel loops are (threads.py)
+        launch_parallel(_no_serial, _chunks, n, nchunks, step, buf, off, es, kind, sign, expmask, ones, flip, x, keys,
+                        tmp, hist, ors, ands, np.uint64(32 + top - pb), np.uint64((1 << pb) - 1), lut, cnt, bstart,
+                        first, h, loc, vals, indices, want)
 
     # 1. the prefix, from the key bits that vary in a sample (flipped keys vary in the same bits);
     # then every key's: counted again if they differ
