@@ -409,6 +409,23 @@ def _direct_call(sig: Signature, method: bool, index: int = 0) -> list[str]:
     return lines
 
 
+_NOT_TENSOR = frozenset(("int", "SymInt", "float", "bool", "Scalar"))
+
+
+def _refuses(earlier: Signature, later: Signature, method: bool) -> bool:
+    """Whether `earlier` fails on every call that `later`'s direct call takes: at some position
+    it wants a Tensor (a number is not converted) where `later` tests for a number or a bool."""
+    pos = [p for p in earlier.params if not p.kwarg_only]
+    for j, p in enumerate(q for q in later.params if not q.has_default):
+        if j >= len(pos) or p.arg is None or p.arg.type.base_name not in _NOT_TENSOR:
+            continue
+        e = pos[j].arg
+        if (e is not None and e.type.base_name == "Tensor" and not e.type.is_optional() and not e.type.is_list()
+                and (not earlier.nf.allow_numbers_as_tensors or (not method and j == 0))):
+            return True
+    return False
+
+
 def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = False) -> tuple[str, dict]:
     """Source of one binding and the globals it needs."""
     env: dict[str, Any] = {}
@@ -418,6 +435,9 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
         empty = next((i for i, sg in enumerate(sigs) if not any(not p.has_default for p in sg.params)), None)
         if empty:  # a call without arguments, when the first signature needs some
             lines += _direct_call(sigs[empty], method, empty)
+        for i in range(1, len(sigs)):  # `x ** 2`: a later signature that every earlier one refuses
+            if i != empty and all(_refuses(sigs[k], sigs[i], method) for k in range(i)):
+                lines += _direct_call(sigs[i], method, i)
     lines.append("    err = None")
     for i, sig in enumerate(sigs):
         binder = f"_bind{i}"
@@ -447,7 +467,7 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
         target = f"{', '.join(names)}{',' if len(names) == 1 else ''} = " if names else ""
         lines.append(f"            {target}{binder}(*a, **kwargs)")
         lines.append("        except TypeError as e:")
-        lines.append("            err = e")
+        lines.append("            err = e.with_traceback(None)")  # kept past the frame: no frame-traceback cycle
         lines.append("            break")
         body = []
         allow = sig.nf.allow_numbers_as_tensors
@@ -459,7 +479,7 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
             lines.append("        try:")
             lines += ["            " + b for b in body]
             lines.append("        except _Mismatch as e:")
-            lines.append("            err = e")
+            lines.append("            err = e.with_traceback(None)")
             lines.append("            break")
         wrap, wrap_out = _return_types(sig, env, i)
         if sig.out_nf is not None:

@@ -84,3 +84,36 @@ def test_torch_oracle_for_binding_messages():
         with pytest.raises(TypeError) as te:
             jf(torch)
         assert str(je.value) == str(te.value)
+
+
+def test_later_overload_taken_directly_when_earlier_ones_refuse():
+    """`x ** 2` goes straight to pow.Tensor_Scalar (pow.Tensor_Tensor refuses a number); the result
+    equals the full parse's, and the overload that takes a Tensor still wins for a tensor."""
+    x = jtorch.tensor([1.5, -2.0, 3.0])
+    src = type(x).__pow__._jtorch_source
+    assert "type(args[0]) in _NUMBERS:\n        return _op1(self, args[0])" in src
+    np.testing.assert_array_equal((x ** 2).numpy(), x.pow(exponent=2).numpy())
+    np.testing.assert_array_equal(jtorch.pow(x, 3).numpy(), (x.numpy() ** 3))
+    np.testing.assert_array_equal((x ** jtorch.tensor(2.0)).numpy(), x.numpy() ** 2)
+    assert (jtorch.tensor([2]) ** 2.5).dtype is jtorch.float32  # a float exponent promotes an int tensor
+    with pytest.raises(TypeError, match=r"received an invalid combination of arguments"):
+        x.pow("2")
+
+
+def test_overload_mismatch_leaves_no_reference_cycle():
+    """A signature that does not fit is remembered for the error message without its traceback:
+    the binding's frame is freed by reference counting, not left to the cycle collector."""
+    import gc
+
+    x = jtorch.tensor([1.0, 2.0])
+    y = x.clamp(min=0.0)  # warm up
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(50):
+            y = x.clamp(min=0.0)  # clamp(Tensor min) is tried and refused before clamp(Scalar min)
+            y = x ** 2
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    np.testing.assert_array_equal(y.numpy(), x.numpy() ** 2)

@@ -16,6 +16,7 @@ from ..keyset import after_autograd_keyset, autograd_dispatch_keyset, autograd_d
 from ..schema import FunctionSchema, SchemaKind
 from ..tensor import Tensor
 from .derivative import DifferentiabilityInfo
+from . import record_codegen
 from .inplace_or_view import is_view_op
 from .node import FREED, NO_EDGE, Node, NotImplemented, SavedVariable, gradient_edge
 from .views import MULTI_OUTPUT_NODE, NO_GRAD_MODE, rebase_history
@@ -147,6 +148,11 @@ class OpSpec:
         self.saved_args = info.saved_args if info is not None else ()
         self.od = info.output_differentiability if info is not None else None
         self._op = None
+        self.fast: "Callable | bool | None" = None  # the generated record; False: none fits
+        # the positional arguments' defaults from position n on, for a call with n of them
+        self.pos_tails = {n: tuple(self.defaults[name] for name in self.pos_names[n:])
+                          for n in range(len(self.pos_names) + 1)
+                          if all(name in self.defaults for name in self.pos_names[n:])}
 
     @property
     def op(self) -> Any:
@@ -190,7 +196,36 @@ def _outputs(result: Any) -> list:
 
 
 def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
-    """The slow path: some tensor argument requires grad and grad mode is on."""
+    """Some tensor argument may require grad and grad mode is on: the operator's own generated
+    record (record_codegen), made at its first such call, or the generic one."""
+    fast = spec.fast
+    if fast is None:
+        fast = spec.fast = _make_fast_record(spec)
+    if fast is not False:
+        return fast(spec, ks, args, kwargs)
+    return record_generic(spec, ks, args, kwargs)
+
+
+_fast_sources: dict[str, Callable] = {}
+
+
+def _make_fast_record(spec: OpSpec) -> "Callable | bool":
+    if not record_codegen.fits(spec):
+        return False
+    src = record_codegen.record_source(spec)
+    if not src:
+        return False
+    make = _fast_sources.get(src)
+    if make is None:  # operators of one argument layout share the compiled source
+        ns: dict[str, Any] = {}
+        exec(compile(src, f"<jtorch record {spec.info.node_name}>", "exec"), ns)
+        make = _fast_sources[src] = ns["make"]
+    return make(spec, record_generic, gradient_edge, NO_EDGE, SavedVariable, TensorMeta, Tensor, _local,
+                _set_excluded, _AFTER, spec.below, spec.node_cls)
+
+
+def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
+    """Every operator, every call: what VariableType does, read from the OpSpec."""
     if spec.is_out:
         raise RuntimeError(f"{spec.base}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")

@@ -106,8 +106,34 @@ def _mm_impl(ctx: Any, tensors: list, extras: dict, backend: Any) -> None:
     backend.stub("matmul")("mm", result, self, mat2)
 
 
+def _mm_fast_path(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
+    """mm(a, b) of two matrices of one floating dtype on this backend's device, none of M, N, K
+    zero: what meta and impl would do, without the meta context (a backward's small products
+    are mostly this per-call work). Everything else takes the generic kernel and its errors."""
+    if kind != "functional" or "matmul" not in backend.stubs:  # no stub: the generic kernel's error
+        return None
+    stub, device_type = backend.stub("matmul"), backend.device_type
+
+    def mm_functional(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and len(args) == 2:
+            a, b = args
+            try:
+                sa, sb, dt, dev = a._size, b._size, a.dtype, a._device
+            except AttributeError:
+                return generic(*args, **kwargs)
+            if (len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0] and sa[0] and sa[1] and sb[1] and b.dtype is dt
+                    and dt.is_floating_point and b._device is dev and dev.type == device_type):
+                out = allocate((sa[0], sb[1]), None, dt, dev)
+                stub("mm", out, a, b)
+                return out
+        return generic(*args, **kwargs)
+
+    return mm_functional
+
+
 mm = structured("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
-                functional="mm(Tensor self, Tensor mat2) -> Tensor", meta=_mm_meta, impl=_mm_impl)
+                functional="mm(Tensor self, Tensor mat2) -> Tensor", meta=_mm_meta, impl=_mm_impl,
+                fast_path=_mm_fast_path)
 
 
 def _addmm_meta(ctx: Any, tensors: list, extras: dict) -> None:

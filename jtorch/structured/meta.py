@@ -16,6 +16,7 @@ storage factory (`new_storage`).
 from __future__ import annotations
 
 import warnings
+from math import prod
 from typing import Any
 
 from ..warn import user_stacklevel
@@ -37,8 +38,8 @@ TYPE_META_NAME = {
 
 def allocate(size: tuple, stride: "tuple | None", dtype: _dt.dtype, device: Any) -> Tensor:
     """empty_strided(size, stride) on `device` (contiguous when stride is None)."""
-    if stride is None:
-        stride = contiguous_strides(size)
+    if stride is None:  # contiguous: the extent is the element count (math.prod: no generator)
+        return Tensor._make(new_storage(prod(size), dtype, device), size, contiguous_strides(size), 0, dtype, device)
     return Tensor._make(new_storage(storage_extent(size, stride), dtype, device), size, stride, 0, dtype, device)
 
 
