@@ -79,12 +79,7 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
 
     values = it.operands[r.outputs.index("values")].tensor if "values" in r.outputs else None
     indices = it.operands[r.outputs.index("indices")].tensor if "indices" in r.outputs else None
-    if r.acc == "bool":
-        acc_dt = np.dtype(np.bool_)
-    elif r.acc == "in" or values is None:
-        acc_dt = ib.dtype
-    else:
-        acc_dt = values._storage.data.dtype
+    acc_dt = _acc_dtype(r, ib.dtype, values._storage.data.dtype if values is not None else None)
     real = _real(acc_dt)
     ident = _identity(r, acc_dt)
     ex = tuple(real.type(e) for e in extras)
@@ -151,6 +146,14 @@ def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = (), m
     return run(ib, x._offset, n, results, extras)
 
 
+def _acc_dtype(r: Reduction, in_dt: np.dtype, out_dt: "np.dtype | None") -> np.dtype:
+    """The accumulators' dtype: bool for any/all, the input's for `acc == "in"` (or when there is
+    no values output), else the values output's (sum of int32 accumulates in int64)."""
+    if r.acc == "bool":
+        return np.dtype(np.bool_)
+    return in_dt if r.acc == "in" or out_dt is None else out_dt
+
+
 def _small_runner(r: Reduction, in_dt: np.dtype, results: list) -> Any:
     """run(ib, offset, n, results, extras) for one reduction and dtypes (None: not served here)."""
     if in_dt.kind == "f" and in_dt.itemsize == 2:  # float16 goes through the iterator (float32)
@@ -161,7 +164,7 @@ def _small_runner(r: Reduction, in_dt: np.dtype, results: list) -> Any:
         out_dt = results[vi]._storage.data.dtype
         if out_dt.kind == "f" and out_dt.itemsize == 2:
             return None
-        acc_dt = np.dtype(np.bool_) if r.acc == "bool" else in_dt if r.acc == "in" else out_dt
+        acc_dt = _acc_dtype(r, in_dt, out_dt)
     else:
         acc_dt = in_dt
     real = _real(acc_dt)
@@ -238,7 +241,7 @@ def _dims_plan(r: Reduction, x: Any, results: list, mask: Any) -> Any:
         out_dt = results[vi]._storage.data.dtype
         if out_dt.kind == "f" and out_dt.itemsize == 2:
             return None
-        acc_dt = np.dtype(np.bool_) if r.acc == "bool" else ib.dtype if r.acc == "in" else out_dt
+        acc_dt = _acc_dtype(r, ib.dtype, out_dt)
     else:
         acc_dt = ib.dtype
     real = _real(acc_dt)
