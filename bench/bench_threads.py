@@ -5,7 +5,9 @@ Rows (targets from the thread-policy issue; see bench/README.md):
     target for 16M: GB/s >= NumPy's, as in bench_elementwise);
   * the same ``a + b`` on 100k and 4M float32 while every core is kept busy by another process
     (``python -c "while True: pass"``, one per usable core, started and stopped here): the
-    time ratio to NumPy in the WORST of three repeats (target <= 1.25x);
+    time ratio to NumPy in the WORST of three repeats (target <= 1.25x); beside the 100k row, a
+    report row times a skeletal Python dispatch of the same loop in the same rounds (a binding, a
+    key-set table, an autograd check, allocation: what any Python dispatcher costs at least);
   * a loop alternating a 256x256 float32 matmul with a 1M-element ``a + b``, 100 times, against
     the sum of each loop alone (target <= 1.25x, worst of three repeats). The matmul is
     ``jtorch.matmul`` when it exists, else ``np.matmul`` on the tensors' ``.numpy()`` views (the
@@ -134,14 +136,61 @@ def _reset() -> None:
         threads.reset()
 
 
-def _add_row(n: int, busy: int, rng: np.random.Generator) -> dict:
-    """`a + b` on n float32: jtorch vs NumPy, `busy` spinning processes beside."""
+def _floor_add(a: np.ndarray, b: np.ndarray) -> "Callable[[], Any] | None":
+    """`a + b` through a skeletal Python dispatch: a binding, a key-set table lookup, an autograd
+    check, then jtorch's own compiled loop into a fresh array wrapped in a slotted record. It makes
+    none of the checks (shapes, dtypes, devices, strides, overlap) nor any of TensorIterator's
+    decisions: what any Python dispatcher costs at least, to read jtorch's row against."""
+    import threading
+    from jtorch.kernels import scalar_binary
+    from jtorch.kernels.cpu import loops
+
+    k = next((v for key, v in loops._kernels.items() if key[0] is scalar_binary.add and key[1] == 15), None)
+    if k is None:
+        return None
+    one, n = np.float32(1), a.shape[0]
+    tls = threading.local()
+    tls.included, tls.excluded, tls.grad = 0, -1, True
+
+    class Rec:
+        __slots__ = ("data", "ks", "requires_grad")
+
+        def __init__(self, data: np.ndarray) -> None:
+            self.data, self.ks, self.requires_grad = data, 0b1010, False
+
+    def cpu(x: Rec, y: Rec) -> Rec:
+        o = np.empty(n, np.float32)
+        k.contig(0, n, o, 0, x.data, 0, y.data, 0, one)
+        return Rec(o)
+
+    def autograd(ks: int, x: Rec, y: Rec) -> Rec:
+        if tls.grad and (x.requires_grad or y.requires_grad):
+            raise NotImplementedError
+        return table[(ks & 0b0011).bit_length()](x, y)
+
+    table = [None, None, cpu, None, autograd]
+
+    def call(x: Rec, y: Rec) -> Rec:
+        ks = (x.ks | y.ks | tls.included) & tls.excluded
+        return table[ks.bit_length()](ks, x, y)
+
+    ra, rb = Rec(a), Rec(b)
+    assert np.array_equal(call(ra, rb).data, a + b)
+    return lambda: call(ra, rb) if isinstance(rb, Rec) else None
+
+
+def _add_row(n: int, busy: int, rng: np.random.Generator, floor: bool = False) -> "dict | list[dict]":
+    """`a + b` on n float32: jtorch vs NumPy, `busy` spinning processes beside; with `floor`, also
+    a report row for the skeletal dispatch of `_floor_add`, timed in the same rounds."""
     a = rng.standard_normal(n, dtype=np.float32)
     b = rng.standard_normal(n, dtype=np.float32)
     ja, jb = to_jtorch(a), to_jtorch(b)
     got = (ja + jb).numpy()
     assert np.array_equal(got, a + b), "jtorch a + b differs from NumPy"
     fns = {"jtorch": lambda: ja + jb, "numpy": lambda: a + b}
+    skeletal = _floor_add(a, b) if floor else None
+    if skeletal is not None:
+        fns["floor"] = skeletal
     _warm(fns, 0.05)  # kernel load, page-in
     size = f"{n / 1e6:g}M" if n >= 1e6 else f"{n // 1000}k"
     name = f"a + b, {size} f32, " + (f"{busy} busy processes" if busy else "machine as found")
@@ -149,7 +198,7 @@ def _add_row(n: int, busy: int, rng: np.random.Generator) -> dict:
     _reset()
     late0 = _late()
     load0 = _load()
-    reps: dict[str, list[float]] = {"jtorch": [], "numpy": []}
+    reps: dict[str, list[float]] = {k: [] for k in fns}
     with busy_cores(busy) if busy else contextlib.nullcontext():
         if busy:
             _warm(fns, 0.3)  # the fallback learns here, as it would in a real run
@@ -179,7 +228,14 @@ def _add_row(n: int, busy: int, rng: np.random.Generator) -> dict:
             row["target"], row["status"] = None, "report"
     _say(f"  jtorch/numpy per repeat: {', '.join(f'{x:.2f}' for x in ratios)}; "
          f"late parallel launches {row['late_launches']}")
-    return row
+    if "floor" not in reps:
+        return row
+    fr = [f / p for f, p in zip(reps["floor"], reps["numpy"])]
+    _say(f"  skeletal dispatch/numpy per repeat: {', '.join(f'{x:.2f}' for x in fr)}")
+    return [row, {"name": name + ", skeletal Python dispatch (no checks; the floor)", "group": "threads",
+                  "kind": "time", "better": "lower", "jtorch": _cell(reps["floor"]), "numpy": row["numpy"],
+                  "torch": None, "ratio": max(fr), "ratio_vs": "numpy", "target": None, "status": "report",
+                  "repeat_ratios": [round(x, 3) for x in fr]}]
 
 
 def _alternating_row(rng: np.random.Generator) -> dict:
@@ -264,7 +320,8 @@ def run() -> dict:
     for n in (100_000, 4_000_000, (1 << 20) if QUICK else 16_000_000):
         rows.append(_add_row(n, 0, rng))
     for n in (100_000, 4_000_000):
-        rows.append(_add_row(n, _cores(), rng))
+        r = _add_row(n, _cores(), rng, floor=n == 100_000)
+        rows += r if isinstance(r, list) else [r]
     rows.append(_alternating_row(rng))
     try:
         layer = numba.threading_layer()
