@@ -10,6 +10,7 @@ the native layer that implements them, when that layer is imported.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from . import dtypes as _dt
@@ -29,6 +30,23 @@ _tls = _tls_module.local
 class Size(tuple):
     """`jtorch.Size`: a tuple of ints that prints like torch.Size."""
 
+    def __new__(cls, sizes: Any = ()) -> "Size":
+        """As torch.Size(): each item taken through __index__ (bools, NumPy ints, integer 0-dim
+        tensors), anything else refused with torch's text. jtorch's own shapes are made by
+        `_size` below, which trusts its tuple of ints (every `.shape` makes one)."""
+        items = []
+        for i, x in enumerate(sizes):
+            if type(x) is not int:
+                try:
+                    x = operator.index(x)
+                except TypeError:
+                    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                    f"'{type(x).__name__}')") from None
+            if not -(1 << 63) <= x < (1 << 63):
+                raise ValueError("Overflow when unpacking long long")
+            items.append(x)
+        return tuple.__new__(cls, items)
+
     def __repr__(self) -> str:
         return f"jtorch.Size([{', '.join(str(s) for s in self)}])"
 
@@ -39,7 +57,12 @@ class Size(tuple):
 
     def __getitem__(self, i):
         r = tuple.__getitem__(self, i)
-        return Size(r) if isinstance(i, slice) else r
+        return _size(r) if isinstance(i, slice) else r
+
+
+def _size(t: tuple) -> Size:
+    """A Size of a tuple of ints known to be valid (a tensor's own shape): no per-item check."""
+    return tuple.__new__(Size, t)
 
 
 class VersionCounter:
@@ -125,11 +148,11 @@ class Tensor:
     # ---- metadata -----------------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self._size)
+        return _size(self._size)
 
     def size(self, dim: int | None = None) -> "Size | int":
         if dim is None:
-            return Size(self._size)
+            return _size(self._size)
         return self._size[wrap_dim(dim, len(self._size))]
 
     def stride(self, dim: int | None = None) -> "tuple[int, ...] | int":

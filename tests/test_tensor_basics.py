@@ -177,3 +177,39 @@ def test_detach():
     assert a._version == 1 and a.tolist() == [5.0, 5.0]
     m = jtorch.detach(a.detach().to("meta"))
     assert m.is_meta and m.shape == (2,)
+
+
+@pytest.mark.parametrize("items, text", [
+    ([1.5, 2], "torch.Size() takes an iterable of 'int' (item 0 is 'float')"),
+    (["a"], "torch.Size() takes an iterable of 'int' (item 0 is 'str')"),
+    ((2, None), "torch.Size() takes an iterable of 'int' (item 1 is 'NoneType')"),
+])
+def test_size_refuses_non_integers_as_torch(items, text):
+    with pytest.raises(TypeError) as e:
+        jtorch.Size(items)
+    assert str(e.value) == text
+
+
+def test_size_takes_items_through_index_as_torch():
+    got = jtorch.Size([True, np.int64(3), jtorch.tensor(4), -1])
+    assert got == (1, 3, 4, -1) and all(type(x) is int for x in got)
+    with pytest.raises(TypeError, match=r"item 0 is 'Tensor'"):
+        jtorch.Size([jtorch.tensor(3.0)])
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        jtorch.Size([2 ** 70])
+    x = jtorch.ones(2, 3)
+    assert type(x.shape) is jtorch.Size and x.shape[1:] == jtorch.Size([3]) and x.size() == (2, 3)
+    try:
+        import torch
+    except ImportError:
+        return
+    for items in ([True, 2], [np.int64(3)], [1.5], ["a"], (2, None)):
+        try:
+            want = ("ok", tuple(torch.Size(items)))
+        except Exception as e:  # noqa: BLE001 - the oracle's exception is the expectation
+            want = (type(e).__name__, str(e))
+        try:
+            have = ("ok", tuple(jtorch.Size(items)))
+        except Exception as e:  # noqa: BLE001
+            have = (type(e).__name__, str(e))
+        assert have == want
