@@ -227,3 +227,26 @@ def test_out_variant_fast_and_general_agree(monkeypatch):
     with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
         jtorch.add(x, y, out=jtorch.empty(2))
     assert len(builds) >= 3
+
+
+def test_plans_for_scalar_arguments_are_cached_by_type_and_bits():
+    """The fast set-up caches its checked plan per dtype and argument values; the key keeps 1,
+    1.0 and True apart (alpha's checks differ) and -0.0 apart from 0.0 (the results differ)."""
+    x = jtorch.tensor([0.5, 2.0, -1.0])
+    for value, sign in ((0.0, [False, False, False]), (-0.0, [True, False, True]), (0.0, [False, False, False])):
+        got = jtorch.nn.functional.threshold(x, 1.0, value).numpy()
+        assert list(np.signbit(got)) == sign
+        np.testing.assert_array_equal(got, np.where(x.numpy() > 1.0, x.numpy(), value))
+    a = jtorch.ones(2)
+    np.testing.assert_array_equal(jtorch.add(a, a, alpha=1).numpy(), [2.0, 2.0])
+    with pytest.raises(RuntimeError, match=r"^Boolean alpha only supported for Boolean results\.$"):
+        jtorch.add(a, a, alpha=True)
+    i = jtorch.ones(2, dtype=jtorch.int64)
+    np.testing.assert_array_equal(jtorch.add(i, i, alpha=2).numpy(), [3, 3])
+    with pytest.raises(RuntimeError, match=r"^For integral input tensors, argument alpha must not be a floating"):
+        jtorch.add(i, i, alpha=2.0)
+    np.testing.assert_array_equal(jtorch.add(i, i, alpha=2).numpy(), [3, 3])
+    g, y = jtorch.tensor([1.0, 2.0, 3.0]), jtorch.tensor([0.0, 1.0, -2.0])
+    for t in (0, 0.5, -1.0, 0):  # ReluBackward0's call, threshold varying
+        want = np.where(y.numpy() <= t, 0.0, g.numpy())
+        np.testing.assert_array_equal(jtorch.ops.aten.threshold_backward.default(g, y, t).numpy(), want)

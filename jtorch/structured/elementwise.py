@@ -104,6 +104,22 @@ _ALL_ARRAYS = [(True,) * n for n in range(8)]  # shared objects: `is` tells the 
 _ARRAY_SCALAR = (True, False)
 
 
+def _extras_key(extras: dict) -> "tuple | None":
+    """A hashable key that tells apart every set of extras a plan could differ for: each value's
+    type with it (1, 1.0 and True are equal in Python, not for alpha_check), floats by their bits
+    (-0.0 is not 0.0; NaN is one key). None for any other kind of value: no cached plan."""
+    key = []
+    for name, v in extras.items():
+        t = type(v)
+        if t is float:
+            key.append((name, t, v.hex()))
+        elif t is int or t is bool or t is str or v is None:
+            key.append((name, t, v))
+        else:
+            return None
+    return tuple(key)
+
+
 def _all_arrays(n: int) -> tuple[bool, ...]:
     return _ALL_ARRAYS[n] if n < 8 else (True,) * n
 
@@ -136,6 +152,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
     extras only."""
     runners: dict = {}
     plans: dict = {}  # (dtype, pattern) -> (runner, extras in the compute dtype, output dtype): default calls
+    keyed_plans: dict = {}  # (dtype, pattern, _extras_key(extras)) -> the same, for other plain extras
     same_plans: dict = {}  # dtype -> plan, default calls whose operands are all arrays alike
     result_types: dict = {}  # operands' (dtype, wrapped, array) -> result dtype, when some are CPU scalars
     wrapped_types: dict = {}  # (array dtype, Python number's dtype) -> result dtype
@@ -252,7 +269,18 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                 if pattern is _all_arrays(len(tensors)):
                     same_plans[dt] = p
             return dt, pattern, p
-        return dt, pattern, plan(dt, pattern, extras, config)
+        key = _extras_key(extras)
+        if key is None:
+            return dt, pattern, plan(dt, pattern, extras, config)
+        # checks, selection and conversions are functions of the dtype and the extras: a plan that
+        # passed them once holds for the same dtype, pattern and extras (`threshold_backward(g, y, 0)`)
+        k = (dt, pattern, key)
+        p = keyed_plans.get(k)
+        if p is None:
+            p = plan(dt, pattern, extras, config)
+            if len(keyed_plans) < 1024:
+                keyed_plans[k] = p
+        return dt, pattern, p
 
     direct = lead is not None and prepare is None
     if kind == "functional":
