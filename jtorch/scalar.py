@@ -4,6 +4,7 @@ type names PyTorch's messages use. A leaf module: dtypes and NumPy scalar types 
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -116,3 +117,11 @@ def overflow_error(type_name: str) -> RuntimeError:
 
 def _overflow(dtype: _dt.dtype, name: "str | None" = None) -> RuntimeError:
     return overflow_error(name or C_TYPE_NAME[dtype])
+
+
+def unpack_long(x: Any) -> int:
+    """THPUtils_unpackLong: __index__ only, int64 range."""
+    v = operator.index(x)
+    if not -(2 ** 63) <= v < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return v

@@ -10,7 +10,6 @@ the native layer that implements them, when that layer is imported.
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 from . import dtypes as _dt
@@ -20,6 +19,7 @@ from .geometry import contiguous_strides, is_channels_last, is_contiguous, wrap_
 from . import tls as _tls_module
 from .keyset import DispatchKey, autograd_dispatch_keyset_with_ADInplaceOrView, key_repr
 from .storage import Storage, new_storage  # noqa: F401  (new_storage: re-exported for the structured layer)
+from .scalar import unpack_long
 
 
 _AD_INPLACE_OR_VIEW_BIT = key_repr(DispatchKey.ADInplaceOrView)
@@ -36,15 +36,11 @@ class Size(tuple):
         `_size` below, which trusts its tuple of ints (every `.shape` makes one)."""
         items = []
         for i, x in enumerate(sizes):
-            if type(x) is not int:
-                try:
-                    x = operator.index(x)
-                except TypeError:
-                    raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
-                                    f"'{type(x).__name__}')") from None
-            if not -(1 << 63) <= x < (1 << 63):
-                raise ValueError("Overflow when unpacking long long")
-            items.append(x)
+            try:
+                items.append(unpack_long(x))
+            except TypeError:
+                raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                                f"'{type(x).__name__}')") from None
         return tuple.__new__(cls, items)
 
     def __repr__(self) -> str:

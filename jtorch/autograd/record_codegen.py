@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-# what the generated source reads, passed to its `make` by variable_type
-NAMES = ("spec", "generic", "gradient_edge", "NO_EDGE", "SavedVariable", "TensorMeta", "Tensor", "_local",
-         "_set_excluded", "_AFTER", "BELOW", "node_cls")
+# what the generated source reads, passed to its `make` by variable_type (`below`: its
+# _redispatch_below; `tails`: positional_tails(spec))
+NAMES = ("spec", "generic", "below", "gradient_edge", "NO_EDGE", "SavedVariable", "TensorMeta", "Tensor",
+         "node_cls", "tails")
 
 
 def fits(spec: Any) -> bool:
@@ -27,6 +28,13 @@ def fits(spec: Any) -> bool:
     return len(rets) == 1 and rets[0].type.base_name == "Tensor" and not rets[0].type.is_list()
 
 
+def positional_tails(spec: Any) -> dict[int, tuple]:
+    """n -> the defaults of the positional arguments from position n on, for a call with n of them."""
+    names, defaults = spec.pos_names, spec.defaults
+    return {n: tuple(defaults[name] for name in names[n:]) for n in range(len(names) + 1)
+            if all(name in defaults for name in names[n:])}
+
+
 def record_source(spec: Any) -> str:
     """`def make(<NAMES>): ... return record` for an operator that `fits`."""
     info = spec.info
@@ -36,8 +44,6 @@ def record_source(spec: Any) -> str:
     while nreq and spec.pos_names[nreq - 1] in spec.defaults:  # trailing positional defaults
         nreq -= 1
     lines = [f"def make({', '.join(NAMES)}):",
-             "    op = None",
-             "    tails = spec.pos_tails",
              "    def record(spec_, ks, args, kwargs):",
              "        n = len(args)",
              f"        if kwargs or n > {npos} or n < {nreq}:",
@@ -62,7 +68,7 @@ def record_source(spec: Any) -> str:
     edges = ", ".join(f"e{j}" for j in range(len(info.inputs)))
     lines.append(f"        needs = [{', '.join(needs)}]")
     lines.append("        if True not in needs:")
-    lines.append("            return _below(ks, args)")
+    lines.append("            return below(spec, ks, args, kwargs)")
     lines.append(f"        node = node_cls(({edges}{',' if len(info.inputs) == 1 else ''}))")
     lines.append("        node._needs = needs")
     lines.append("        node._out_meta = None")
@@ -85,7 +91,7 @@ def record_source(spec: Any) -> str:
         else:
             return ""
     lines.append(f"        node._saved = {{{', '.join(saved)}}}")
-    lines.append("        result = _below(ks, args)")
+    lines.append("        result = below(spec, ks, args, kwargs)")
     lines.append("        node._n_out = 1")
     od = info.output_differentiability
     diff = "isinstance(result, Tensor) and (result.dtype.is_floating_point or result.dtype.is_complex)"
@@ -95,19 +101,9 @@ def record_source(spec: Any) -> str:
     lines.append("            result.grad_fn = node")
     lines.append("            result._requires_grad = True")
     lines.append("            result._output_nr = 0")
-    for i, name, kind in info.saved_results:
+    for _, name, kind in info.saved_results:
         value = "SavedVariable(result, True)" if kind == "tensor" else "TensorMeta(result)"
         lines.append(f"        node._saved[{name!r}] = {value}")
     lines.append("        return result")
-    lines += ["    def _below(ks, args):  # at::redispatch under AutoDispatchBelowADInplaceOrView",
-              "        nonlocal op",
-              "        if op is None:",
-              "            op = spec.op",
-              "        saved = _local.excluded",
-              "        _set_excluded(saved | BELOW)",
-              "        try:",
-              "            return op.redispatch(ks & _AFTER, *args)",
-              "        finally:",
-              "            _set_excluded(saved)",
-              "    return record"]
+    lines.append("    return record")
     return "\n".join(lines) + "\n"

@@ -149,10 +149,6 @@ class OpSpec:
         self.od = info.output_differentiability if info is not None else None
         self._op = None
         self.fast: "Callable | bool | None" = None  # the generated record; False: none fits
-        # the positional arguments' defaults from position n on, for a call with n of them
-        self.pos_tails = {n: tuple(self.defaults[name] for name in self.pos_names[n:])
-                          for n in range(len(self.pos_names) + 1)
-                          if all(name in self.defaults for name in self.pos_names[n:])}
 
     @property
     def op(self) -> Any:
@@ -220,8 +216,8 @@ def _make_fast_record(spec: OpSpec) -> "Callable | bool":
         ns: dict[str, Any] = {}
         exec(compile(src, f"<jtorch record {spec.info.node_name}>", "exec"), ns)
         make = _fast_sources[src] = ns["make"]
-    return make(spec, record_generic, gradient_edge, NO_EDGE, SavedVariable, TensorMeta, Tensor, _local,
-                _set_excluded, _AFTER, spec.below, spec.node_cls)
+    return make(spec, record_generic, _redispatch_below, gradient_edge, NO_EDGE, SavedVariable, TensorMeta, Tensor,
+                spec.node_cls, record_codegen.positional_tails(spec))
 
 
 def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:

@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from ..device import CPU, _default as _default_device, as_device, device as _device_cls
 from ..geometry import storage_extent
 from ..promotion import promote_types
-from ..scalar import LIMITS, checked_scalar, overflow_error
+from ..scalar import LIMITS, checked_scalar, overflow_error, unpack_long
 from ..storage import CPUStorage
 from ..tensor import Size, Tensor
 from .copy import copy_from_host, copy_into_new
@@ -165,14 +165,6 @@ def _store_walk(obj: Any, sizes: list[int], dim: int, d: _dt.dtype) -> None:
 _INT_NAMES = {_dt.uint8: "uint8", _dt.int8: "int8", _dt.int16: "int16", _dt.int32: "int32", _dt.int64: "int64"}
 
 
-def _unpack_long(x: Any) -> int:
-    """THPUtils_unpackLong: __index__ only, int64 range."""
-    v = operator.index(x)
-    if not -(2 ** 63) <= v < 2 ** 63:
-        raise ValueError("Overflow when unpacking long long")
-    return v
-
-
 def _unpack_double(x: Any) -> float:
     """THPUtils_unpackDouble (PyFloat_AsDouble)."""
     if isinstance(x, float):
@@ -203,7 +195,7 @@ def _store_scalar(x: Any, d: _dt.dtype) -> Any:
     name = _INT_NAMES[d]
     if isinstance(x, float):  # PyFloat_Check: Python floats and np.float64
         return checked_scalar(d, float(x), name)
-    return checked_scalar(d, _unpack_long(x), name)
+    return checked_scalar(d, unpack_long(x), name)
 
 
 def _leaves_to_array(leaves: list, d: _dt.dtype) -> np.ndarray:

@@ -65,13 +65,11 @@ def _row_major(size: tuple, stride: tuple) -> bool:
 def _matrix(t: Any, copy_unless_blasable: bool) -> np.ndarray:
     """A (batch of) matrix view(s) of t; a C-contiguous copy when BLAS could not read the view."""
     size = t._size
-    if len(size) == 2:  # mm's operands, inline: a backward's small products are mostly this work
+    if len(size) == 2:  # mm's operands: a backward's small products are mostly this per-call work
         r, c = size
         sr, sc = t._stride
-        if r != 1 and c != 1 and r and c and (sc == 1 and sr >= c or sr == 1 and sc >= r):
-            buf = t._storage.data
-            isz = buf.itemsize
-            return np.ndarray(size, buf.dtype, buf, t._offset * isz, (sr * isz, sc * isz))
+        if r > 1 and c > 1 and (sc == 1 and sr >= c or sr == 1 and sc >= r):  # BLAS-able, no size-1 dim
+            return _view(t, size, t._stride)
     stride = _matrix_strides(size, t._stride)
     a = _view(t, size, stride)
     if copy_unless_blasable and not _blasable(size, stride):
@@ -117,11 +115,8 @@ def matmul(kind: str, out: Any, a: Any, b: Any, self: Any = None, beta: Any = 0,
     blas = out.dtype.numpy in _BLAS
     if kind == "mm" or kind == "bmm":
         A, B = _matrix(a, blas), _matrix(b, blas)
-        if kind == "mm" and out._stride == (out._size[1], 1) and 0 not in out._size:  # a fresh result, inline
-            buf = out._storage.data
-            O = np.ndarray(out._size, buf.dtype, buf, out._offset * buf.itemsize,
-                           (out._size[1] * buf.itemsize, buf.itemsize))
-            into_out = True
+        if kind == "mm" and out._stride == (out._size[1], 1):  # a fresh result: row-major as it is
+            O, into_out = _view(out, out._size, out._stride), True
         else:
             so = _matrix_strides(out._size, out._stride)
             O = _view(out, out._size, so)
