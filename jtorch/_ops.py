@@ -24,7 +24,8 @@ class OpOverload:
         self.__name__ = f"{entry.name.name}.{self._overloadname}"
         entry.handle = self
 
-    # __call__(self, *args, **kwargs) and redispatch(self, keyset, *args, **kwargs) come from the dispatcher.
+    # __call__(self, *args, **kwargs), redispatch(self, keyset, *args, **kwargs) and
+    # redispatch_function(self, keyset, cache, key) come from the dispatcher.
 
     @property
     def _schema(self) -> Any:

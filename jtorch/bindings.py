@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes as _dt
+from .dispatcher import op_call
 from .native.factories import wrapped_scalar_tensor
 from .native.registry import NativeFunction, by_binding_name
 from .schema import Argument, SchemaKind, Type
@@ -453,9 +454,9 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
         names = [p.name for p in sig.params]
         bsrc = f"def {binder}({', '.join(plist)}):\n    return ({', '.join(names)}{',' if len(names) == 1 else ''})\n"
         exec(bsrc, env)
-        env[f"_op{i}"] = sig.nf.op
+        env[f"_op{i}"] = op_call(sig.nf.op)
         if sig.out_nf is not None:
-            env[f"_opout{i}"] = sig.out_nf.op
+            env[f"_opout{i}"] = op_call(sig.out_nf.op)
         va = _varargs_index(sig)
         lines.append(f"    # {sig.display()}")
         lines.append("    while True:")

@@ -6,6 +6,7 @@ indexed by the runtime index of keyset.table_index(); each slot is a tuple
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -137,33 +138,39 @@ def make_extractor(schema: FunctionSchema) -> Callable[[tuple, dict], int]:
     A wrong argument type surfaces as AttributeError/IndexError/KeyError, which the caller turns
     into PyTorch's 'Expected a value of type ...' error.
     """
-    npos = sum(1 for a in schema.arguments if not a.kwarg_only)
-    # Too many positional arguments would reach the kernel: one comparison sends them to the error path.
-    lines = ["def extract(args, kwargs):", "    n = len(args)", f"    if n > {npos}: raise IndexError", "    ks = 0"]
-    for i, (pos, name, kind) in enumerate(_dispatch_arguments(schema)):
-        get = f"(args[{pos}] if n > {pos} else kwargs[{name!r}])" if pos is not None else f"kwargs.get({name!r})"
-        if kind == "tensor":  # required: a missing one raises KeyError -> PyTorch's 'missing value' error
-            get = get if pos is not None else f"kwargs[{name!r}]"
-            lines.append(f"    ks |= {get}._key_set")
-        elif kind == "listopt":
-            if pos is not None:
-                get = f"(args[{pos}] if n > {pos} else kwargs.get({name!r}))"
-            lines += [f"    xs = {get}", "    if xs is not None:", "        for x in xs:", "            ks |= x._key_set"]
-        elif kind == "opt":
-            if pos is not None:
-                get = f"(args[{pos}] if n > {pos} else kwargs.get({name!r}))"
-            lines += [f"    x = {get}", "    if x is not None:", "        ks |= x._key_set"]
-        else:
-            guard = "if x is not None: " if kind == "optlist" else ""
-            lines += [f"    for x in {get}:", f"        {guard}ks |= x._key_set"]
-    lines.append("    return ks")
-    src = "\n".join(lines)
+    src = "\n".join(["def extract(args, kwargs):"] + ["    " + ln for ln in _extractor_body(schema)]
+                    + ["    return ks"])
     fn = _extractors.get(src)
     if fn is None:  # many operators share a layout of tensor arguments: compile each layout once
         ns: dict[str, Any] = {}
         exec(compile(src, "<extractor>", "exec"), ns)
         fn = _extractors[src] = ns["extract"]
     return fn
+
+
+def _extractor_body(schema: FunctionSchema) -> list[str]:
+    """Statements that OR the key sets of `args`/`kwargs`' tensors into `ks` (shared by the
+    extractor and the generated per-operator call)."""
+    npos = sum(1 for a in schema.arguments if not a.kwarg_only)
+    # Too many positional arguments would reach the kernel: one comparison sends them to the error path.
+    lines = ["n = len(args)", f"if n > {npos}: raise IndexError", "ks = 0"]
+    for pos, name, kind in _dispatch_arguments(schema):
+        get = f"(args[{pos}] if n > {pos} else kwargs[{name!r}])" if pos is not None else f"kwargs.get({name!r})"
+        if kind == "tensor":  # required: a missing one raises KeyError -> PyTorch's 'missing value' error
+            get = get if pos is not None else f"kwargs[{name!r}]"
+            lines.append(f"ks |= {get}._key_set")
+        elif kind == "listopt":
+            if pos is not None:
+                get = f"(args[{pos}] if n > {pos} else kwargs.get({name!r}))"
+            lines += [f"xs = {get}", "if xs is not None:", "    for x in xs:", "        ks |= x._key_set"]
+        elif kind == "opt":
+            if pos is not None:
+                get = f"(args[{pos}] if n > {pos} else kwargs.get({name!r}))"
+            lines += [f"x = {get}", "if x is not None:", "    ks |= x._key_set"]
+        else:
+            guard = "if x is not None: " if kind == "optlist" else ""
+            lines += [f"for x in {get}:", f"    {guard}ks |= x._key_set"]
+    return lines
 
 
 _extractors: dict[str, Callable[[tuple, dict], int]] = {}
@@ -194,6 +201,10 @@ class OperatorEntry:
         self.nft_mask: int | None = FULL
         self.nft_per_backend: list[int] = [FULL] * NUM_BACKENDS
         self.handle: Any = None  # the OpOverload, passed to boxed fallbacks
+        # key set (after TLS) -> (fn, mode, key set after the fallthrough mask): the table lookup
+        # done once per key set; emptied by any registration (see `_invalidate`)
+        self.cache: dict[int, tuple] = {}
+        self.call: Callable | None = None  # this operator's generated call (make_call), once def()ed
 
     def __repr__(self) -> str:
         return f"OperatorEntry({self.name})"
@@ -245,6 +256,7 @@ class OperatorEntry:
         else:
             self.table[idx] = (kern.fn, kern.mode, kern, label)
         self._set_fallthrough(k, kern is not None and kern.is_fallthrough)
+        _invalidate()
 
     def _set_fallthrough(self, k: DispatchKey, has_fallthrough: bool) -> None:
         # DispatchKeyExtractor::setOperatorHasFallthroughForKey
@@ -500,6 +512,7 @@ class Dispatcher:
                 )
             e.schema, e.schema_debug = schema, debug
             e.extract = make_extractor(schema)
+            e.call = None  # made on first use (make_call): needs the handle
             packet = self.packets.setdefault(f"{schema.name.namespace}::{schema.name.name}", {})
             packet[schema.name.overload_name] = None
 
@@ -507,6 +520,7 @@ class Dispatcher:
             with self.lock:
                 e.schema, e.schema_debug = None, ""
                 e.extract = _no_schema_extractor
+                e.call = None
                 key = f"{schema.name.namespace}::{schema.name.name}"
                 self.packets.get(key, {}).pop(schema.name.overload_name, None)
                 if not self.packets.get(key, True):
@@ -632,15 +646,139 @@ def call(op: Any, /, *args: Any, **kwargs: Any) -> Any:
     except (AttributeError, IndexError, KeyError, TypeError):
         _bad_arguments(e, args, kwargs)
     ks = (ks | _local.included) & _local.exclude_mask
-    m = e.nft_mask
-    ks &= m if m is not None else e.nft_per_backend[(ks & FULL_BACKEND_MASK).bit_length() - 1]
-    off, mask = _OM[(ks >> _NB).bit_length()]
-    fn, mode, _, _ = e.table[off + ((ks & mask) >> 1).bit_length()]
+    hit = e.cache.get(ks)
+    if hit is None:
+        hit = _lookup(e, ks)
+    fn, mode, ks = hit
     if mode == PLAIN:
         return fn(*args, **kwargs)
     if mode == WITH_RAW_KEYSET:  # the generated Autograd / ADInplaceOrView kernels
         return fn(ks, *args, **kwargs)
     return _run(op, fn, mode, ks, args, kwargs)
+
+
+# ---- dispatch caches ------------------------------------------------------------------------------
+# A table lookup depends only on the key set (TLS already folded in) and on the tables, masks and
+# fallbacks, which change only by registration. So each lookup's result is kept per key set, and
+# every registration (update_entry), and turning the trace or observers on or off, empties every
+# cache that holds something. While the trace or an observer is on, nothing is cached: the
+# instrumented call and redispatch then see every step. A lookup that raced a registration is not
+# kept: each invalidation starts a new generation, and only a lookup made within the current one
+# is stored (under the dispatcher's lock, which registration holds).
+_filled: list[dict] = []  # the caches that hold entries since the last _invalidate
+_caching = [True]         # False while the trace or an observer is on
+_generation = [0]
+
+
+def _invalidate() -> None:
+    """Forget every cached lookup (the caller holds the dispatcher's lock)."""
+    _generation[0] += 1
+    if _filled:
+        for d in _filled:
+            d.clear()
+        _filled.clear()
+
+
+def _keep(cache: dict, key: int, value: Any, generation: int) -> None:
+    with singleton.lock:
+        if _caching[0] and generation == _generation[0]:
+            if not cache:
+                _filled.append(cache)
+            cache[key] = value
+
+
+def _lookup(e: OperatorEntry, ks: int) -> tuple:
+    """(fn, mode, key set after the fallthrough mask) for a key set with TLS applied; cached."""
+    generation = _generation[0]
+    masked = ks
+    m = e.nft_mask
+    masked &= m if m is not None else e.nft_per_backend[(masked & FULL_BACKEND_MASK).bit_length() - 1]
+    off, mask = _OM[(masked >> _NB).bit_length()]
+    fn, mode, _, _ = e.table[off + ((masked & mask) >> 1).bit_length()]
+    hit = (fn, mode, masked)
+    _keep(e.cache, ks, hit, generation)
+    return hit
+
+
+def redispatch_function(op: Any, keyset: int, cache: dict, key: int) -> Callable:
+    """What `op.redispatch(keyset, *args, **kwargs)` would call, as one callable of (*args,
+    **kwargs), kept in the caller's `cache` under `key` (a kernel's own key set): the generated
+    kernels that redispatch below their key (Autograd, ADInplaceOrView) find it there next time
+    with one dict lookup instead of a redispatch. Not kept while the trace or an observer is on."""
+    if not _caching[0]:
+        return functools.partial(op.redispatch, keyset)
+    generation = _generation[0]
+    e = op._entry
+    ks = int(keyset)
+    m = e.nft_mask
+    ks &= m if m is not None else e.nft_per_backend[(ks & FULL_BACKEND_MASK).bit_length() - 1]
+    off, mask = _OM[(ks >> _NB).bit_length()]
+    fn, mode, _, _ = e.table[off + ((ks & mask) >> 1).bit_length()]
+    if mode == PLAIN:
+        f = fn
+    elif mode == WITH_RAW_KEYSET:
+        f = functools.partial(fn, ks)
+    else:
+        f = functools.partial(_run_star, op, fn, mode, ks)
+    _keep(cache, key, f, generation)
+    return f
+
+
+def _run_star(op: Any, fn: Callable, mode: int, ks: int, *args: Any, **kwargs: Any) -> Any:
+    return _run(op, fn, mode, ks, args, kwargs)
+
+
+def make_call(e: OperatorEntry) -> Callable:
+    """The operator's own Dispatcher::call (torchgen's `at::_ops::<op>::call`): its key extraction
+    written inline, then the cached table lookup. Bindings call it instead of the handle, which
+    saves the generic call's frames. While the trace or an observer is on it calls the handle."""
+    src = _call_source(e.schema)
+    make = _calls.get(src)
+    if make is None:  # operators with one layout of tensor arguments share the compiled source
+        ns: dict[str, Any] = {}
+        exec(compile(src, "<jtorch dispatcher call>", "exec"), ns)
+        make = _calls[src] = ns["make"]
+    fn = make(e, e.handle, _local, e.cache, _lookup, _bad_arguments, _run, PLAIN, WITH_RAW_KEYSET, _caching)
+    fn.__qualname__ = fn.__name__ = f"call_{e.name.name}_{e.name.overload_name or 'default'}"
+    return fn
+
+
+_calls: dict[str, Callable] = {}
+
+
+def op_call(op: Any) -> Callable:
+    """The generated call of the operator behind handle `op` (made on first use), for bindings;
+    anything that is not a defined operator's handle is returned as it is."""
+    e = getattr(op, "_entry", None)
+    if e is None or e.schema is None or e.handle is not op:
+        return op
+    if e.call is None:
+        e.call = make_call(e)
+    return e.call
+
+
+def _call_source(schema: FunctionSchema) -> str:
+    body = _extractor_body(schema)
+    lines = ["def make(e, op, _local, cache, _lookup, _bad, _run, PLAIN, WITH_RAW_KEYSET, _on):",
+             "    def call(*args, **kwargs):",
+             "        try:"]
+    lines += ["            " + ln for ln in body]
+    lines += ["        except (AttributeError, IndexError, KeyError, TypeError):",
+              "            _bad(e, args, kwargs)",
+              "        ks = (ks | _local.included) & _local.exclude_mask",
+              "        hit = cache.get(ks)",
+              "        if hit is None:",
+              "            if not _on[0]:",  # trace or observers on: the instrumented handle
+              "                return op(*args, **kwargs)",
+              "            hit = _lookup(e, ks)",
+              "        fn, mode, ks = hit",
+              "        if mode == PLAIN:",
+              "            return fn(*args, **kwargs)",
+              "        if mode == WITH_RAW_KEYSET:",
+              "            return fn(ks, *args, **kwargs)",
+              "        return _run(op, fn, mode, ks, args, kwargs)",
+              "    return call"]
+    return "\n".join(lines)
 
 
 def redispatch(op: Any, keyset: int, /, *args: Any, **kwargs: Any) -> Any:
@@ -733,9 +871,13 @@ def register_handle_class(cls: type) -> None:
 
 def _install() -> None:
     slow = _trace or bool(_observers)
+    with singleton.lock:
+        _caching[0] = not slow
+        _invalidate()  # cached lookups would skip the instrumented steps
     for cls in _handle_classes:
         cls.__call__ = _traced_call if slow else call
         cls.redispatch = _traced_redispatch if slow else redispatch
+        cls.redispatch_function = redispatch_function
 
 
 def set_dispatch_trace(enabled: bool) -> None:

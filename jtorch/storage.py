@@ -156,10 +156,15 @@ class MetaStorage(Storage):
         return MetaStorage(self.nbytes() // dtype.itemsize, dtype.itemsize)
 
 
+_new = object.__new__
+
+
 def new_storage(numel: int, dtype: Any, dev: device) -> Storage:
     """A storage of `numel` elements on `dev`, from the device's registered storage factory."""
-    if dev.type == "cpu":  # inline: every functional operator allocates
-        return CPUStorage(np.empty(numel, dtype.numpy))
+    if dev.type == "cpu":  # inline, and no __init__ frame: every functional operator allocates
+        s = _new(CPUStorage)
+        s.data = np.empty(numel, dtype.numpy)
+        return s
     if dev.type == "meta":
         return MetaStorage(numel, dtype.itemsize)
     return storage_for(dev)(numel, dtype, dev)

@@ -61,6 +61,9 @@ def _size(t: tuple) -> Size:
     return tuple.__new__(Size, t)
 
 
+_new = object.__new__
+
+
 class VersionCounter:
     """Shared by every view of one storage: in-place writes through any view bump it."""
 
@@ -117,7 +120,7 @@ class Tensor:
         vc: VersionCounter | None = None,
         base: "Tensor | None" = None,
     ) -> "Tensor":
-        t = object.__new__(cls)
+        t = _new(cls)
         t._storage = storage
         t._size = size
         t._stride = stride
@@ -130,7 +133,8 @@ class Tensor:
                 vc = _NO_VERSION
             else:
                 t._key_set = dev._key_set
-                vc = VersionCounter()
+                vc = _new(VersionCounter)  # VersionCounter() without its __init__ frame
+                vc.value = 0
         else:
             t._key_set = dev._key_set & vc.key_mask
         t._vc = vc

@@ -41,17 +41,21 @@ def inplace_or_view_kernel(schema: FunctionSchema, get_op: Callable[[], Any]) ->
         if not a.kwarg_only:
             pos += 1
     op = None
+    kernels: dict = {}  # ks -> the kernel below this key (the dispatcher keeps it current)
 
     def below(ks: int, args: tuple, kwargs: dict) -> Any:
         nonlocal op
-        if op is None:
-            op = get_op()
+        fn = kernels.get(ks)
+        if fn is None:
+            if op is None:
+                op = get_op()
+            fn = op.redispatch_function(ks & _MASK, kernels, ks)
         # As PyTorch's: redispatch under AutoDispatchBelowADInplaceOrView, so operators the kernel
         # calls do not come back through this key (and bump versions twice).
         saved = _local.excluded
         _tls.set_excluded(saved | _BELOW)
         try:
-            return op.redispatch(ks & _MASK, *args, **kwargs)
+            return fn(*args, **kwargs)
         finally:
             _tls.set_excluded(saved)
 

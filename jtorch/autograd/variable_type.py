@@ -148,6 +148,7 @@ class OpSpec:
         self.saved_args = info.saved_args if info is not None else ()
         self.od = info.output_differentiability if info is not None else None
         self._op = None
+        self.below_fns: dict = {}  # ks -> the kernel below Autograd (the dispatcher keeps it current)
         self.fast: "Callable | bool | None" = None  # the generated record; False: none fits
 
     @property
@@ -175,10 +176,13 @@ def _requires_grad(v: Any, kind: str) -> bool:
 
 def _redispatch_below(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
     """at::redispatch under AutoDispatchBelowADInplaceOrView (AutoDispatchBelowAutograd for in-place)."""
+    fn = spec.below_fns.get(ks)
+    if fn is None:
+        fn = spec.op.redispatch_function(ks & _AFTER, spec.below_fns, ks)
     saved = _local.excluded
     _set_excluded(saved | spec.below)
     try:
-        return spec.op.redispatch(ks & _AFTER, *args, **kwargs)
+        return fn(*args, **kwargs)
     finally:
         _set_excluded(saved)
 
@@ -361,16 +365,16 @@ def autograd_kernel(schema: FunctionSchema, get_op: Callable[[], Any], info: Dif
     cond = " or ".join(checks) or "False"
     src = "\n".join([
         "def make(spec, record, _rg, _local, _AFTER):",
-        "    op = None",
+        "    below = {}",  # ks -> the kernel below Autograd (the dispatcher keeps it current)
         "    def autograd_kernel(ks, *args, **kwargs):",
-        "        nonlocal op",
         "        if _local.grad_enabled:",
         "            n = len(args)",
         f"            if {cond}:",
         "                return record(spec, ks, args, kwargs)",
-        "        if op is None:",
-        "            op = spec.get_op()",
-        "        return op.redispatch(ks & _AFTER, *args, **kwargs)",
+        "        fn = below.get(ks)",
+        "        if fn is None:",
+        "            fn = spec.op.redispatch_function(ks & _AFTER, below, ks)",
+        "        return fn(*args, **kwargs)",
         "    return autograd_kernel",
     ])
     make = _kernels.get(src)

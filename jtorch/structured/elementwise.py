@@ -8,6 +8,7 @@ arguments followed by the other arguments it needs (by schema name), e.g. `add(s
 from __future__ import annotations
 
 import inspect
+from math import prod as _prod
 from typing import Any, Callable
 
 from .. import dtypes as _dt
@@ -297,7 +298,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                         p = same_plans.get(dt)
                         if p is not None and size and dev.type == device_type and st == _contiguous(size):
                             runner, cextras, out_dt = p
-                            n = a.numel()
+                            n = _prod(size)
                             out = Tensor._make(new_storage(n, out_dt, dev), size, st, 0, out_dt, dev)
                             if n:
                                 runner(out, args, dt, cextras, n)
@@ -311,7 +312,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
             dt, pattern, (runner, cextras, out_dt) = f
             a = tensors[pattern.index(True)] if pattern[0] is not True and True in pattern else tensors[0]
             dev, size = a._device, a._size
-            n = a.numel()
+            n = _prod(size)
             out = Tensor._make(new_storage(n, out_dt, dev), size, a._stride, 0, out_dt, dev)
             if n:
                 runner(out, tensors, dt, cextras, n)
@@ -356,7 +357,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                     p = same_plans.get(dt)
                     if (p is not None and p[2] is dt and size and dev.type == device_type
                             and st == _contiguous(size)):
-                        n = self.numel()
+                        n = _prod(size)
                         if n:
                             p[0](self, (self,) + args, dt, p[1], n)
                         return self
