@@ -687,15 +687,19 @@ def _keep(cache: dict, key: int, value: Any, generation: int) -> None:
             cache[key] = value
 
 
-def _lookup(e: OperatorEntry, ks: int) -> tuple:
-    """(fn, mode, key set after the fallthrough mask) for a key set with TLS applied; cached."""
-    generation = _generation[0]
-    masked = ks
+def _slot(e: OperatorEntry, ks: int) -> tuple:
+    """(fn, mode, key set after the fallthrough mask): the table lookup of call and redispatch."""
     m = e.nft_mask
-    masked &= m if m is not None else e.nft_per_backend[(masked & FULL_BACKEND_MASK).bit_length() - 1]
-    off, mask = _OM[(masked >> _NB).bit_length()]
-    fn, mode, _, _ = e.table[off + ((masked & mask) >> 1).bit_length()]
-    hit = (fn, mode, masked)
+    ks &= m if m is not None else e.nft_per_backend[(ks & FULL_BACKEND_MASK).bit_length() - 1]
+    off, mask = _OM[(ks >> _NB).bit_length()]
+    fn, mode, _, _ = e.table[off + ((ks & mask) >> 1).bit_length()]
+    return fn, mode, ks
+
+
+def _lookup(e: OperatorEntry, ks: int) -> tuple:
+    """_slot for a key set with TLS applied, kept in the operator's cache."""
+    generation = _generation[0]
+    hit = _slot(e, ks)
     _keep(e.cache, ks, hit, generation)
     return hit
 
@@ -708,12 +712,7 @@ def redispatch_function(op: Any, keyset: int, cache: dict, key: int) -> Callable
     if not _caching[0]:
         return functools.partial(op.redispatch, keyset)
     generation = _generation[0]
-    e = op._entry
-    ks = int(keyset)
-    m = e.nft_mask
-    ks &= m if m is not None else e.nft_per_backend[(ks & FULL_BACKEND_MASK).bit_length() - 1]
-    off, mask = _OM[(ks >> _NB).bit_length()]
-    fn, mode, _, _ = e.table[off + ((ks & mask) >> 1).bit_length()]
+    fn, mode, ks = _slot(op._entry, int(keyset))
     if mode == PLAIN:
         f = fn
     elif mode == WITH_RAW_KEYSET:
