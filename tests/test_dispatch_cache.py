@@ -163,3 +163,15 @@ def test_lookup_that_raced_a_registration_is_not_kept(ns, libs, make_tensor):
     dispatcher._keep(cache, 1, "lookup", dispatcher._generation[0])
     assert cache == {1: "lookup"}
     assert foo(t) == "new"
+
+
+@pytest.mark.parametrize("args, kwargs", [((1, 2), {}), ((), {}), ((jtorch.ones(2),), {"other": "x"}),
+                                          ((jtorch.ones(2), jtorch.ones(2), 1, 2), {})])
+def test_generated_call_refuses_bad_arguments_as_the_handle_does(args, kwargs):
+    op = jtorch.ops.aten.add.Tensor
+    with pytest.raises(Exception) as by_handle:
+        op(*args, **kwargs)
+    with pytest.raises(Exception) as by_call:
+        dispatcher.op_call(op)(*args, **kwargs)
+    assert type(by_call.value) is type(by_handle.value)
+    assert str(by_call.value) == str(by_handle.value)
