@@ -31,6 +31,23 @@ def needs_kernel(schema: FunctionSchema) -> bool:
     return schema.is_mutable or is_view_op(schema)
 
 
+def redispatch_below(get_op: Callable[[], Any], kernels: dict, ks: int, mask: int, exclude: int, args: tuple,
+                     kwargs: dict) -> Any:
+    """at::redispatch(ks & mask) under a guard that adds `exclude` to the thread's excluded keys
+    (AutoDispatchBelowADInplaceOrView, or AutoDispatchBelowAutograd for the Autograd kernels of
+    in-place operators). The kernel below is kept per key set in the caller's `kernels` (the
+    dispatcher empties it when a registration changes it); `get_op` is called only to look it up."""
+    fn = kernels.get(ks)
+    if fn is None:
+        fn = get_op().redispatch_function(ks & mask, kernels, ks)
+    saved = _local.excluded
+    _tls.set_excluded(saved | exclude)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _tls.set_excluded(saved)
+
+
 def inplace_or_view_kernel(schema: FunctionSchema, get_op: Callable[[], Any]) -> Callable:
     """The kernel (called with the raw key set first) for a mutating or a view operator."""
     written = []
@@ -43,25 +60,11 @@ def inplace_or_view_kernel(schema: FunctionSchema, get_op: Callable[[], Any]) ->
     op = None
     kernels: dict = {}  # ks -> the kernel below this key (the dispatcher keeps it current)
 
-    def below(ks: int, args: tuple, kwargs: dict) -> Any:
-        nonlocal op
-        fn = kernels.get(ks)
-        if fn is None:
-            if op is None:
-                op = get_op()
-            fn = op.redispatch_function(ks & _MASK, kernels, ks)
-        # As PyTorch's: redispatch under AutoDispatchBelowADInplaceOrView, so operators the kernel
-        # calls do not come back through this key (and bump versions twice).
-        saved = _local.excluded
-        _tls.set_excluded(saved | _BELOW)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _tls.set_excluded(saved)
-
+    # As PyTorch's: redispatch under AutoDispatchBelowADInplaceOrView, so operators the kernel
+    # calls do not come back through this key (and bump versions twice).
     if written:
         def ad_inplace(ks: int, *args: Any, **kwargs: Any) -> Any:
-            result = below(ks, args, kwargs)
+            result = redispatch_below(get_op, kernels, ks, _MASK, _BELOW, args, kwargs)
             for p, name in written:
                 t = args[p] if p is not None and p < len(args) else kwargs.get(name)
                 if t is not None:
@@ -75,7 +78,10 @@ def inplace_or_view_kernel(schema: FunctionSchema, get_op: Callable[[], Any]) ->
         return ad_inplace
 
     def ad_view(ks: int, *args: Any, **kwargs: Any) -> Any:
-        result = below(ks, args, kwargs)
+        nonlocal op
+        result = redispatch_below(get_op, kernels, ks, _MASK, _BELOW, args, kwargs)
+        if op is None:  # the handle a later in-place write replays this view with
+            op = get_op()
         self = args[0] if args else kwargs["self"]
         parent = None
         if self._base is not None:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-# what the generated source reads, passed to its `make` by variable_type (`below`: its
-# _redispatch_below; `tails`: positional_tails(spec))
-NAMES = ("spec", "generic", "below", "gradient_edge", "NO_EDGE", "SavedVariable", "TensorMeta", "Tensor",
+# what the generated source reads, passed to its `make` by variable_type (`below`:
+# inplace_or_view.redispatch_below, `AFTER` the key set below Autograd; `tails`: positional_tails(spec))
+NAMES = ("spec", "generic", "below", "AFTER", "gradient_edge", "NO_EDGE", "SavedVariable", "TensorMeta", "Tensor",
          "node_cls", "tails")
 
 
@@ -44,6 +44,7 @@ def record_source(spec: Any) -> str:
     while nreq and spec.pos_names[nreq - 1] in spec.defaults:  # trailing positional defaults
         nreq -= 1
     lines = [f"def make({', '.join(NAMES)}):",
+             "    get_op, kernels, exclude = spec.get_op, spec.below_fns, spec.below",
              "    def record(spec_, ks, args, kwargs):",
              "        n = len(args)",
              f"        if kwargs or n > {npos} or n < {nreq}:",
@@ -68,7 +69,7 @@ def record_source(spec: Any) -> str:
     edges = ", ".join(f"e{j}" for j in range(len(info.inputs)))
     lines.append(f"        needs = [{', '.join(needs)}]")
     lines.append("        if True not in needs:")
-    lines.append("            return below(spec, ks, args, kwargs)")
+    lines.append("            return below(get_op, kernels, ks, AFTER, exclude, args, kwargs)")
     lines.append(f"        node = node_cls(({edges}{',' if len(info.inputs) == 1 else ''}))")
     lines.append("        node._needs = needs")
     lines.append("        node._out_meta = None")
@@ -91,7 +92,7 @@ def record_source(spec: Any) -> str:
         else:
             return ""
     lines.append(f"        node._saved = {{{', '.join(saved)}}}")
-    lines.append("        result = below(spec, ks, args, kwargs)")
+    lines.append("        result = below(get_op, kernels, ks, AFTER, exclude, args, kwargs)")
     lines.append("        node._n_out = 1")
     od = info.output_differentiability
     diff = "isinstance(result, Tensor) and (result.dtype.is_floating_point or result.dtype.is_complex)"

@@ -17,12 +17,11 @@ from ..schema import FunctionSchema, SchemaKind
 from ..tensor import Tensor
 from .derivative import DifferentiabilityInfo
 from . import record_codegen
-from .inplace_or_view import is_view_op
+from .inplace_or_view import is_view_op, redispatch_below
 from .node import FREED, NO_EDGE, Node, NotImplemented, SavedVariable, gradient_edge
 from .views import MULTI_OUTPUT_NODE, NO_GRAD_MODE, rebase_history
 
 _local = _tls.local
-_set_excluded = _tls.set_excluded
 _AFTER = int(after_autograd_keyset)
 _BELOW_AUTOGRAD = int(autograd_dispatch_keyset)
 _BELOW_VIEW = int(autograd_dispatch_keyset_with_ADInplaceOrView)
@@ -174,19 +173,6 @@ def _requires_grad(v: Any, kind: str) -> bool:
     return v._requires_grad
 
 
-def _redispatch_below(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
-    """at::redispatch under AutoDispatchBelowADInplaceOrView (AutoDispatchBelowAutograd for in-place)."""
-    fn = spec.below_fns.get(ks)
-    if fn is None:
-        fn = spec.op.redispatch_function(ks & _AFTER, spec.below_fns, ks)
-    saved = _local.excluded
-    _set_excluded(saved | spec.below)
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        _set_excluded(saved)
-
-
 def _outputs(result: Any) -> list:
     if isinstance(result, Tensor):
         return [result]
@@ -220,8 +206,8 @@ def _make_fast_record(spec: OpSpec) -> "Callable | bool":
         ns: dict[str, Any] = {}
         exec(compile(src, f"<jtorch record {spec.info.node_name}>", "exec"), ns)
         make = _fast_sources[src] = ns["make"]
-    return make(spec, record_generic, _redispatch_below, gradient_edge, NO_EDGE, SavedVariable, TensorMeta, Tensor,
-                spec.node_cls, record_codegen.positional_tails(spec))
+    return make(spec, record_generic, redispatch_below, _AFTER, gradient_edge, NO_EDGE, SavedVariable, TensorMeta,
+                Tensor, spec.node_cls, record_codegen.positional_tails(spec))
 
 
 def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
@@ -251,7 +237,7 @@ def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
     if inplace:
         check_inplace(b["self"], True in needs or b["self"]._requires_grad)
     if True not in needs or (info is None and not spec.not_implemented):
-        return _redispatch_below(spec, ks, args, kwargs)
+        return redispatch_below(spec.get_op, spec.below_fns, ks, _AFTER, spec.below, args, kwargs)
     if info is None:
         node: Node = NotImplemented(f"derivative for aten::{spec.base.rstrip('_')} is not implemented",
                                     tuple(edges))
@@ -260,7 +246,7 @@ def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
         node._needs = needs
         node._out_meta = None
         node._saved = _save_inputs(spec, b, inplace, needs) if spec.saved_args else {}
-    result = _redispatch_below(spec, ks, args, kwargs)
+    result = redispatch_below(spec.get_op, spec.below_fns, ks, _AFTER, spec.below, args, kwargs)
     outs = [result] if type(result) is Tensor else _outputs(result)
     node._n_out = len(outs)
     od = spec.od
