@@ -145,7 +145,9 @@ def _floor_add(a: np.ndarray, b: np.ndarray) -> "Callable[[], Any] | None":
     from jtorch.kernels import scalar_binary
     from jtorch.kernels.cpu import loops
 
-    k = next((v for key, v in loops._kernels.items() if key[0] is scalar_binary.add and key[1] == 15), None)
+    # add's contiguous kernels keyed (scalar fn, operand bits, ...): 0b1111 is a leading 1, then the
+    # output and both inputs arrays (loops.arrays_runner), the kernel jtorch's `a + b` runs
+    k = next((v for key, v in loops._kernels.items() if key[0] is scalar_binary.add and key[1] == 0b1111), None)
     if k is None:
         return None
     one, n = np.float32(1), a.shape[0]
