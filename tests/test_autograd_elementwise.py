@@ -293,6 +293,17 @@ def test_edge_values_match_torch(name: str, fn: Callable, values: list) -> None:
         np.testing.assert_allclose(_np(x.grad), t.grad.numpy(), rtol=1e-15, atol=0, err_msg=name)
 
 
+def test_abs_of_complex_matches_torch() -> None:
+    """abs' gradient is grad * sgn(self): x / |x| for complex x (sign() refuses complex), 0 at 0."""
+    torch = pytest.importorskip("torch")
+    v = [1 + 2j, -0.5 + 0.3j, 0j, -3 + 0j]
+    x = jtorch.tensor(v, dtype=jtorch.complex128, requires_grad=True)
+    t = torch.tensor(v, dtype=torch.complex128, requires_grad=True)
+    x.abs().sum().backward()
+    t.abs().sum().backward()
+    np.testing.assert_allclose(_np(x.grad), t.grad.numpy(), rtol=1e-15, atol=0)
+
+
 # ---- dtypes: promotion, float32, conversions ----------------------------------------------------------
 @pytest.mark.parametrize("op", ["mul", "add", "div", "atan2", "pow", "maximum", "where", "lerp_dt"])
 def test_float32_mixed_with_float64_gets_float32_grad(op: str) -> None:

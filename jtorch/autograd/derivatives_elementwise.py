@@ -15,7 +15,7 @@ _SELF = "fit(grad, self.shape, self.dtype)"
 _ZERO = "zeros_grad(grad, self.shape, self.dtype)"
 
 ENTRIES = [
-    D("abs", self="grad * self.sign()"),
+    D("abs", self="grad * sgn(self)"),
     D("acos", self="grad * -((-self * self + 1).rsqrt())"),
     D("add.Tensor", self=_SELF, other="fit(maybe_multiply(grad, alpha), other.shape, other.dtype)"),
     D("add.Scalar", self=_SELF),
