@@ -82,6 +82,8 @@ class OpOverloadPacket:
             raise AttributeError(f"The underlying op of '{self._ns}.{self._name}' has no overload name '{overload}'")
         op = entry.handle if isinstance(entry.handle, OpOverload) else OpOverload(entry, self)
         self._overloads[overload] = op
+        if overload not in _PACKET_NAMES:  # later lookups are plain attribute reads, until invalidate()
+            setattr(self, overload, op)
         return op
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -119,6 +121,8 @@ class _OpNamespace:
         if not singleton.overload_names(f"{self.name}::{name}"):
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{name}'")
         p = self._packets[name] = OpOverloadPacket(self.name, name)
+        if name not in _NAMESPACE_NAMES:  # later lookups are plain attribute reads, until invalidate()
+            setattr(self, name, p)
         return p
 
     def __dir__(self) -> list[str]:
@@ -143,11 +147,20 @@ class _Ops:
 
 ops = _Ops()
 
+# Resolved packets and overloads are cached as instance attributes (`aten.mm.default` in a
+# derivative formula is then two plain attribute reads, not two __getattr__ calls); a name that
+# the class or instance already uses is left to __getattr__.
+_PACKET_NAMES = frozenset(dir(OpOverloadPacket)) | {"_ns", "_name", "_overloads", "__name__"}
+_NAMESPACE_NAMES = frozenset(dir(_OpNamespace)) | {"name", "_packets"}
+
 
 def invalidate(ns: str, name: str) -> None:
     """Forget cached handles for ns::name after its definitions changed."""
     n = ops._namespaces.get(ns)
     if n is not None:
         p = n._packets.pop(name, None)
+        n.__dict__.pop(name, None)
         if p is not None:
+            for ov in p._overloads:
+                p.__dict__.pop(ov, None)
             p._overloads.clear()

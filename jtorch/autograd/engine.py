@@ -109,10 +109,11 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
 
     prev_grad = _local.grad_enabled
     _local.grad_enabled = create_graph
+    heappop, heappush, pop = heapq.heappop, heapq.heappush, buffers.pop
     try:
         while heap:
-            n = heapq.heappop(heap)[2]
-            gin = buffers.pop(n, None)
+            n = heappop(heap)[2]
+            gin = pop(n, None)
             if gin is None:
                 gin = [None] * n._n_out
             if n._tensor_hooks or n._retain_grad or n._pre_hooks:
@@ -120,8 +121,7 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
             if captured is not None and n in targets:
                 for i, nr in targets[n]:
                     captured[i] = gin[nr]
-            run = needed is None or n in needed
-            if run and any(g is not None for g in gin):
+            if (needed is None or n in needed) and gin.count(None) != len(gin):  # some gradient arrived
                 gout = n.apply(gin)
                 if n._post_hooks:
                     for h in list(n._post_hooks.values()):
@@ -133,20 +133,21 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
             else:
                 gout = ()
             del gin
-            nexts = n.next_functions
-            for i, (nf, nr) in enumerate(nexts):
-                if nf is None:
-                    continue
-                g = gout[i] if i < len(gout) else None
-                if g is not None:
-                    buf = buffers.get(nf)
-                    if buf is None:
-                        buf = buffers[nf] = [None] * nf._n_out
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
-                d = deps[nf] - 1
-                deps[nf] = d
-                if d == 0:
-                    heapq.heappush(heap, (-nf._sequence_nr, id(nf), nf))
+            nout = len(gout)
+            i = 0
+            for nf, nr in n.next_functions:
+                if nf is not None:
+                    g = gout[i] if i < nout else None
+                    if g is not None:
+                        buf = buffers.get(nf)
+                        if buf is None:
+                            buf = buffers[nf] = [None] * nf._n_out
+                        buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    d = deps[nf] - 1
+                    deps[nf] = d
+                    if d == 0:
+                        heappush(heap, (-nf._sequence_nr, id(nf), nf))
+                i += 1
             del gout
             g = None  # the last gradient passed on: AccumulateGrad may steal it only if nothing else holds it
     finally:

@@ -54,8 +54,8 @@ def pow_backward(grad: Any, self: Any, exponent: Any) -> Any:
     """pow.Tensor_Scalar: exponent * self**(exponent - 1); an exponent of 0 gives zeros."""
     if exponent == 0:
         return grad.new_zeros(self.shape).to(self.dtype)
-    if exponent == 2:  # self.pow(1) is self, exactly: one operator fewer for x ** 2
-        return fit(grad * (self * exponent), self.shape, self.dtype)
+    if exponent == 2:  # 2 * self.pow(1) is self + self, exactly: no pow, and no Python-number operand
+        return fit(grad * (self + self), self.shape, self.dtype)
     return fit(grad * (self.pow(exponent - 1) * exponent), self.shape, self.dtype)
 
 
