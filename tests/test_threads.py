@@ -383,17 +383,56 @@ def test_late_blas_products_put_blas_on_one_thread(monkeypatch) -> None:
     monkeypatch.setattr(threads._Blas, "best", {})
     macs = 64 * 1000 * 100
     full = threads._Blas.full
+
+    def product(ns: int) -> None:  # one product of `ns`, the clock running meanwhile
+        clock.t += ns * 1e-9
+        threads.note_blas(macs, full, ns)
+
     assert threads.blas_threads_for(macs) == full
-    threads.note_blas(macs, full, 100_000)                  # 0.1 ms: the best so far
-    threads.note_blas(macs, full, 150_000)                  # a little slower: not late
+    product(100_000)                                        # 0.1 ms: the best so far
+    clock.t += threads.BLAS_WARMUP_S                        # (the first products wake the workers)
+    product(150_000)                                        # a little slower: not late
     assert threads.blas_threads_for(macs) == full
-    threads.note_blas(macs, full, 7_000_000)                # 7 ms: late
+    product(7_000_000)                                      # 7 ms: late
     assert threads.blas_threads_for(macs) == full           # one late product is noise
-    threads.note_blas(macs, full, 7_000_000)                # two of the last three: serial
+    product(7_000_000)                                      # two of the last three: serial
     assert threads.blas_threads_for(macs) == 1 and threads.blas_threads_for(macs // 4) == 1
     assert threads.num_chunks(1 << 20) == 1
     clock.t += threads.serial_period_left(macs) + 1e-6
     assert threads.blas_threads_for(macs) == full
+
+
+def test_first_blas_product_after_idle_is_not_judged(monkeypatch) -> None:
+    """A multi-thread product after BLAS_IDLE_S without one pays its workers' wake-up: it and
+    those of the next BLAS_WARMUP_S are not counted as late, so a burst that starts slow does not
+    put BLAS on one thread; the products after that are judged as before."""
+    threads._probe_blas()
+    if threads._Blas.set_threads is None or threads._Blas.full < 2:
+        pytest.skip("NumPy's BLAS is not an OpenBLAS jtorch can steer, or it has one thread")
+    clock = FakeClock()
+    monkeypatch.setattr(threads, "_clock", clock)
+    monkeypatch.setattr(threads._Blas, "best", {})
+    macs = 64 * 1000 * 100
+    full = threads._Blas.full
+
+    def product(ns: int) -> None:  # one product of `ns`, the clock running meanwhile
+        clock.t += ns * 1e-9
+        threads.note_blas(macs, full, ns)
+
+    product(100_000)                                        # the best so far
+    for burst in range(3):
+        clock.t += 10 * threads.BLAS_IDLE_S                 # idle: the workers went to sleep
+        for _ in range(5):
+            product(400_000)                                # waking: 4x the best, not judged
+        assert threads.blas_threads_for(macs) == full, burst
+        clock.t += threads.BLAS_WARMUP_S
+        product(7_000_000)                                  # late, but alone among the last three
+        for _ in range(3):
+            product(100_000)
+        assert threads.blas_threads_for(macs) == full, burst
+    product(7_000_000)
+    product(7_000_000)                                      # a second late one among three: serial
+    assert threads.blas_threads_for(macs) == 1
 
 
 def test_matmul_reports_its_blas_time(monkeypatch) -> None:
