@@ -86,8 +86,17 @@ class _Worker:
                 f.close()
 
 
+# Untimed calls at the start of each turn. A worker starts its turn after 150 ms or more idle
+# (its own and the other worker's pools must stop spinning), and this machine then takes about
+# ten MLP steps to come back to speed, for both libraries (2026-11-25, median per step of 15
+# turns after 150 ms idle, steps 1, 2, 3, 5, 10, 20: torch 1361, 691, 613, 502, 469, 435 us;
+# jtorch 1500, 862, 739, 677, 634, 614 us). With 3 untimed calls, the timed ones still carried
+# that ramp; a loop that runs on has left it long before.
+TURN_WARMUP = 10
+
+
 def time_isolated(case: str, libs: Sequence[str], args: dict[str, Any], number: int, repeat: int, *,
-                  warmup: int = 10, turn_warmup: int = 3, gap_s: float = GAP_S, build_timeout_s: float = 900.0,
+                  warmup: int = 10, turn_warmup: int = TURN_WARMUP, gap_s: float = GAP_S, build_timeout_s: float = 900.0,
                   timeout_s: float = 120.0) -> tuple[dict[str, list[float]], dict[str, str]]:
     """Seconds per call of ``case(lib, **args)``'s step for each lib, each in its own process.
 

@@ -20,8 +20,8 @@ float matmul), and they slow each other: jtorch 1430 us and torch 2000 us in one
 640-750 us and 450-650 us each alone, and best-round ratios from 0.7x to 1.7x between runs. Users
 never load both, so bench/_isolated.py starts one worker per library (each builds ``mlp_case``
 from the same seed, checks it against NumPy and warms up), and the rounds ask the workers in
-turn, one at a time, with the usual idle gap before each turn and 3 untimed steps at its start
-(the pools wake, the caches fill, as in a loop that runs on); a worker answers only once its
+turn, one at a time, with the usual idle gap before each turn and 10 untimed steps at its start
+(the pools wake, the caches fill, the machine comes back to speed: _isolated.TURN_WARMUP); a worker answers only once its
 thread pools stop spinning (OpenBLAS's, after jtorch's matmuls, for ~110 ms: a core the other
 worker would lose). The other rows stay in one process: they are small and single-threaded.
 ``python bench/bench_autograd.py`` prints the table for this module alone.
