@@ -32,10 +32,18 @@ _I64 = np.dtype(np.int64)
 def _view(t: Any, size: tuple, stride: tuple) -> np.ndarray:
     """An ndarray over tensor t's buffer with the given size and strides (in elements)."""
     buf = t._storage.data
-    isz = buf.itemsize
-    offset = t._offset * isz if 0 not in size else 0  # an empty view reads nothing
     if len(stride) == 2:
+        r, c = size
+        if not t._offset and buf.size == r * c:  # the whole storage, row- or column-major: a reshape
+            if stride == (c, 1):                 # (half the cost of the general constructor)
+                return buf.reshape(size)
+            if stride == (1, r):
+                return buf.reshape(c, r).T
+        isz = buf.itemsize
+        offset = t._offset * isz if r and c else 0  # an empty view reads nothing
         return np.ndarray(size, buf.dtype, buf, offset, (stride[0] * isz, stride[1] * isz))
+    isz = buf.itemsize
+    offset = t._offset * isz if 0 not in size else 0
     return np.ndarray(size, buf.dtype, buf, offset, tuple([s * isz for s in stride]))
 
 
