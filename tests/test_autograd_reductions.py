@@ -393,3 +393,27 @@ def test_node_names_and_saved_values() -> None:
     for want, y in names.items():
         assert y.grad_fn.name() == want
     assert x.softmax(0).grad_fn._saved_result is not None
+
+
+@pytest.mark.parametrize("name, fn", [("sum", lambda b: b.sum()), ("mean", lambda b: b.mean()),
+                                      ("sum_dim", lambda b: b.sum(0)), ("mean_dim", lambda b: b.mean(0, True)),
+                                      ("cumsum", lambda b: b.cumsum(0))])
+def test_sum_mean_cumsum_keep_only_their_input_s_shape(name: str, fn: Callable) -> None:
+    """As torch's SumBackward0 saves self_sym_sizes, not self: the input is freed once nothing
+    else holds it, and backward still gives the right gradient (float64 input, float32 result)."""
+    import gc
+    import weakref
+
+    a = jtorch.ones(2, 3, dtype=jtorch.float64, requires_grad=True)
+    b = a * 2
+    ref = weakref.ref(b)
+    y = fn(b) if name != "sum" else b.sum(dtype=jtorch.float32)
+    del b
+    gc.collect()
+    assert ref() is None, name
+    y.sum().backward()
+    expect = {"sum": 2.0, "mean": 2.0 / 6, "sum_dim": 2.0, "mean_dim": 2.0 / 2, "cumsum": None}[name]
+    if expect is None:
+        expect = 2.0 * np.array([[2, 2, 2], [1, 1, 1]], np.float64)
+    assert a.grad.dtype is jtorch.float64
+    np.testing.assert_allclose(a.grad.numpy(), np.broadcast_to(expect, (2, 3)), rtol=1e-15)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..dtypes import dtype as _dtype
 from ..geometry import wrap_dim
 
 
@@ -37,8 +38,10 @@ def conj(t: Any) -> Any:
 
 
 def grad_dtype(grad: Any, like: Any) -> Any:
-    """The gradient in the input's dtype (validate_outputs casts it the same way)."""
-    return grad if grad.dtype == like.dtype else grad.to(like.dtype)
+    """The gradient in the dtype of `like` (a tensor, or a dtype: a formula that writes
+    `self.dtype` saves only self's metadata), as validate_outputs casts it."""
+    dt = like if isinstance(like, _dtype) else like.dtype
+    return grad if grad.dtype == dt else grad.to(dt)
 
 
 def unsqueeze_multiple(t: Any, dims: Sequence[int], ndim: int) -> Any:
