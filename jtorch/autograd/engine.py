@@ -121,7 +121,9 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
             if captured is not None and n in targets:
                 for i, nr in targets[n]:
                     captured[i] = gin[nr]
-            if (needed is None or n in needed) and gin.count(None) != len(gin):  # some gradient arrived
+            # some gradient arrived (by identity: `gin.count(None)` would ask each Tensor's __eq__)
+            if (needed is None or n in needed) and (gin[0] is not None if len(gin) == 1
+                                                    else any(g is not None for g in gin)):
                 gout = n.apply(gin)
                 if n._post_hooks:
                     for h in list(n._post_hooks.values()):
