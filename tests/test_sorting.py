@@ -112,6 +112,34 @@ def test_topk_first_k_of_the_stable_order(case, largest, data):
     same(r.values, take(a, idx, dim))
 
 
+def _stable_order(a: np.ndarray, descending: bool) -> np.ndarray:
+    """NumPy's stable argsort with torch's order: NaN largest, ties in their original order."""
+    nan = np.isnan(a) if a.dtype.kind == "f" else np.zeros(a.shape, bool)
+    v = np.where(nan, 0, a).astype(np.float64 if a.dtype.kind == "f" else np.int64)
+    return np.lexsort((-v, -nan) if descending else (v, nan))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.uint8])
+@pytest.mark.parametrize("k", [1, 100])
+def test_topk_of_one_long_row_in_parallel_chunks(dtype, k) -> None:
+    """A row long enough to be scanned in parallel chunks (topk.select): the same k first of
+    the stable order, values and indices, as NumPy's stable argsort; many ties, NaN and -0.0,
+    largest and smallest, contiguous and strided."""
+    rng = np.random.default_rng(k)
+    n = 300_000
+    a = rng.integers(-3, 4, 2 * n).astype(dtype) if dtype != np.uint8 else rng.integers(0, 7, 2 * n).astype(dtype)
+    if a.dtype.kind == "f":
+        a[rng.integers(0, 2 * n, 300)] = np.nan
+        a[rng.integers(0, 2 * n, 300)] = -0.0
+    whole = jtorch.from_numpy(a)
+    for row, t in ((a[:n], whole[:n]), (a[::2], whole[::2])):
+        for largest in (True, False):
+            want = _stable_order(row, largest)[:k]
+            r = jtorch.topk(t, k, largest=largest)
+            same(r.indices, want)
+            same(r.values, row[want])
+
+
 @SETTINGS
 @given(cases(dtypes=tuple(d for d in SORTABLE if d != np.bool_), min_side=1), st.booleans(), st.data())
 def test_kthvalue(case, keepdim, data):

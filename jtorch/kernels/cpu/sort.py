@@ -1,15 +1,15 @@
 """The CPU `sort` stub: sort, topk/kthvalue, mode and the search/counting kernels.
 
-Engine (measured, bench/bench_sorting.py): every element is mapped to an *ordered key*, an
-unsigned integer whose order is torch's order of the values (NaN largest and all NaNs equal,
--0.0 == 0.0; descending flips the key). For dtypes of 32 bits or less the key and the element's
+Engine (measured, bench/bench_sorting.py): every element is mapped to an *ordered key*
+(order_keys.py), an unsigned integer whose order is torch's order of the values (NaN largest
+and all NaNs equal, -0.0 == 0.0; descending flips the key). For dtypes of 32 bits or less the key and the element's
 index along the row fit one uint64 (key << 32 | index): all keys are distinct, so NumPy's fast
 unstable sort (x86-simd-sort on AVX2/AVX-512) gives torch's *stable* order, indices included;
 one long row (RADIX_MIN elements or more) is radix-sorted on every core instead, values decoded
 from the sorted keys (radix.py). For
 64-bit dtypes NumPy's argsort of the keys is followed by a pass that puts the indices of equal
 keys back in ascending order (stability). topk and kthvalue keep the k best (key, index) pairs
-in a heap per row; mode walks the runs of the sorted keys. Kernels take raw buffers viewed as
+in a heap per row (topk.py, one long row in parallel chunks); mode walks the runs of the sorted keys. Kernels take raw buffers viewed as
 unsigned integers of the element's width, so one compile serves every dtype of that width.
 
     sort("sort", x, dim, descending, values | None, indices)
@@ -32,30 +32,13 @@ import numpy as np
 
 from .cache import enable_package_cache
 from .host import numpy_view
+from .order_keys import UINT as _UINT, dtype_params as _dtype_params, float_key as _float_key
 from .radix import RADIX_MIN, sort_row
 from .threads import num_chunks
-
-_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-_EXP = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}  # exponent bits: above them is NaN
+from .topk import select
 
 
 # ---- ordered keys -------------------------------------------------------------------------------
-@numba.njit(inline="always")
-def _float_key(u, sign, expmask, ones):
-    """The ordered key of a float's bits: NaN largest, -0.0 as 0.0, and otherwise the sign bit
-    flipped (positive) or every bit flipped (negative), without a branch on the sign: random
-    signs would mispredict half the time (measured 10x slower). radix.float_key is the same
-    mapping with selects for NaN and zero too, faster in its loops; these branches are faster in
-    _keys' strided loop (1.8 against 6 ms for 1M float32)."""
-    a = u & (sign - np.uint64(1))
-    if a > expmask:
-        return ones
-    if a == 0:
-        return sign
-    neg = np.uint64((u & sign) != 0)  # 0 or 1, a flag, not a branch
-    return u ^ (((np.uint64(0) - neg) & ones) | sign)
-
-
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
 def _keys(buf, off, rs, es, n, kind, sign, expmask, descending, composite, keys):
@@ -111,82 +94,6 @@ def _gather(buf, off, rs, es, n, keys, mask, values, indices, want_values):
                 values[r, j] = buf[p + i * es]
 
 
-@numba.njit(inline="always")
-def _less(ka, ia, kb, ib):
-    return ka < kb or (ka == kb and ia < ib)
-
-
-@numba.njit(inline="always")
-def _sift_down(hk, hi, size, key, idx):
-    """Put (key, idx) at the root of the max-heap hk/hi[:size] and sift it down."""
-    c = 0
-    while True:
-        ch = 2 * c + 1
-        if ch >= size:
-            break
-        if ch + 1 < size and _less(hk[ch], hi[ch], hk[ch + 1], hi[ch + 1]):
-            ch += 1
-        if _less(key, idx, hk[ch], hi[ch]):
-            hk[c] = hk[ch]
-            hi[c] = hi[ch]
-            c = ch
-        else:
-            break
-    hk[c] = key
-    hi[c] = idx
-
-
-@enable_package_cache
-@numba.njit(nogil=True, error_model="numpy")
-def _select(buf, off, rs, es, n, k, kind, sign, expmask, descending, last_only, values, indices):
-    """The k first elements of each row in stable (descending) order, sorted; only the k-th
-    when `last_only`. A max-heap of the k best (key, index) pairs: one compare per element
-    once it is full, so O(n log k)."""
-    hk = np.empty(k, np.uint64)
-    hi = np.empty(k, np.int64)
-    for r in range(values.shape[0]):
-        p = off + r * rs
-        size = 0
-        ones = sign | (sign - np.uint64(1))
-        flip = ones if descending else np.uint64(0)
-        x = sign if kind == 1 else np.uint64(0)
-        for j in range(n):
-            u = np.uint64(buf[p + j * es])
-            if kind == 2:
-                kj = _float_key(u, sign, expmask, ones) ^ flip
-            else:
-                kj = (u ^ x) ^ flip
-            if size == k and kj >= hk[0]:
-                continue                  # the common case: j is larger than every heap index, so a tie loses
-            if size < k:                  # sift up
-                c = size
-                size += 1
-                while c > 0:
-                    par = (c - 1) >> 1
-                    if _less(hk[par], hi[par], kj, j):
-                        hk[c] = hk[par]
-                        hi[c] = hi[par]
-                        c = par
-                    else:
-                        break
-                hk[c] = kj
-                hi[c] = j
-            else:  # replace the worst, sift down
-                _sift_down(hk, hi, k, kj, j)
-        # pop the heap: the worst first, so positions k-1 .. 0 fill in order
-        for t in range(k - 1, -1, -1):
-            top = hi[0]
-            if last_only:
-                if t == k - 1:
-                    values[r, 0] = buf[p + top * es]
-                    indices[r, 0] = top
-                    break
-            else:
-                values[r, t] = buf[p + top * es]
-                indices[r, t] = top
-            _sift_down(hk, hi, t, hk[t], hi[t])
-
-
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
 def _mode_rows(skeys, sidx, shift, has_nan, nan_key, out):
@@ -236,13 +143,6 @@ def _searchsorted(bd, vals, sorter, use_sorter, right, out):
 
 
 # ---- host side ------------------------------------------------------------------------------------
-def _dtype_params(dt: np.dtype) -> tuple:
-    """(kind, sign bit, exponent mask) of a NumPy dtype for _key."""
-    bits = dt.itemsize * 8
-    kind = 2 if dt.kind == "f" else 1 if dt.kind == "i" else 0
-    return kind, np.uint64(1 << (bits - 1)), np.uint64(_EXP.get(dt.itemsize, 0) if kind == 2 else 0)
-
-
 def _rows(a: np.ndarray, dim: int) -> tuple[np.ndarray, Any, int, int, int]:
     """Rows along `dim` of a NumPy view: (buffer as unsigned ints, offset, row stride, element
     stride, row length) in elements, copying only when the other dims do not merge."""
@@ -375,7 +275,7 @@ def _topk(x: Any, k: int, dim: int, largest: bool, values: Any, indices: Any, la
     kout = 1 if last_only else k
     vo, io = _Out(values, dim, kout, True, keep), _Out(indices, dim, kout, False, keep)
     if vo.array.size:
-        _select(buf, off, rs, es, n, k, kind, sign, expmask, largest, last_only, vo.array, io.array)
+        select(buf, off, rs, es, n, k, kind, sign, expmask, largest, last_only, vo.array, io.array)
     vo.finish()
     io.finish()
 
