@@ -371,10 +371,10 @@ def test_fewer_chunks_than_pool_threads_restore_numbas_thread_count() -> None:
     assert out["set_by_jtorch"] == {}  # Numba's pool was started before jtorch's first loop
 
 
-def test_late_blas_products_put_blas_on_one_thread(monkeypatch) -> None:
-    """A float product on every BLAS thread that runs slower than threads x its best time per
-    multiply-add (a busy machine) counts as late: two of three late start a serial period, during
-    which products of that size (and smaller) get one BLAS thread, and jtorch's loops one chunk."""
+@pytest.fixture
+def blas_products(monkeypatch):
+    """(fake clock, product(ns), macs, BLAS threads): product(ns) reports one 64x1000x100 float
+    product of `ns` on every BLAS thread to the policy, the clock running meanwhile."""
     if not threads._Blas.probed:  # probing again would read the thread count a small product left (1)
         threads._probe_blas()
     if threads._Blas.set_threads is None or threads._Blas.full < 2:
@@ -389,6 +389,14 @@ def test_late_blas_products_put_blas_on_one_thread(monkeypatch) -> None:
         clock.t += ns * 1e-9
         threads.note_blas(macs, full, ns)
 
+    return clock, product, macs, full
+
+
+def test_late_blas_products_put_blas_on_one_thread(blas_products) -> None:
+    """A float product on every BLAS thread that runs slower than threads x its best time per
+    multiply-add (a busy machine) counts as late: two of three late start a serial period, during
+    which products of that size (and smaller) get one BLAS thread, and jtorch's loops one chunk."""
+    clock, product, macs, full = blas_products
     assert threads.blas_threads_for(macs) == full
     product(100_000)                                        # 0.1 ms: the best so far
     clock.t += threads.BLAS_WARMUP_S                        # (the first products wake the workers)
@@ -403,24 +411,11 @@ def test_late_blas_products_put_blas_on_one_thread(monkeypatch) -> None:
     assert threads.blas_threads_for(macs) == full
 
 
-def test_first_blas_product_after_idle_is_not_judged(monkeypatch) -> None:
+def test_first_blas_product_after_idle_is_not_judged(blas_products) -> None:
     """A multi-thread product after BLAS_IDLE_S without one pays its workers' wake-up: it and
     those of the next BLAS_WARMUP_S are not counted as late, so a burst that starts slow does not
     put BLAS on one thread; the products after that are judged as before."""
-    if not threads._Blas.probed:  # probing again would read the thread count a small product left (1)
-        threads._probe_blas()
-    if threads._Blas.set_threads is None or threads._Blas.full < 2:
-        pytest.skip("NumPy's BLAS is not an OpenBLAS jtorch can steer, or it has one thread")
-    clock = FakeClock()
-    monkeypatch.setattr(threads, "_clock", clock)
-    monkeypatch.setattr(threads._Blas, "best", {})
-    macs = 64 * 1000 * 100
-    full = threads._Blas.full
-
-    def product(ns: int) -> None:  # one product of `ns`, the clock running meanwhile
-        clock.t += ns * 1e-9
-        threads.note_blas(macs, full, ns)
-
+    clock, product, macs, full = blas_products
     product(100_000)                                        # the best so far
     for burst in range(3):
         clock.t += 10 * threads.BLAS_IDLE_S                 # idle: the workers went to sleep
