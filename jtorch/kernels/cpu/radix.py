@@ -60,7 +60,7 @@ _32 = np.uint64(32)
 @numba.njit(inline="always")
 def float_key(u, sign, expmask, ones):
     """The ordered key of a float's bits: NaN largest (`ones`), -0.0 as 0.0 (`sign`), otherwise
-    the sign bit flipped (positive) or every bit flipped (negative). sort._float_key's mapping,
+    the sign bit flipped (positive) or every bit flipped (negative). order_keys.float_key's mapping,
     all selects: _block's loop runs 2.7x faster so when strided (and vectorises when not)."""
     a = u & (sign - np.uint64(1))
     neg = np.uint64((u & sign) != 0)  # 0 or 1, a flag, not a branch

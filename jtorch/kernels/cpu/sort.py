@@ -2,15 +2,16 @@
 
 Engine (measured, bench/bench_sorting.py): every element is mapped to an *ordered key*
 (order_keys.py), an unsigned integer whose order is torch's order of the values (NaN largest
-and all NaNs equal, -0.0 == 0.0; descending flips the key). For dtypes of 32 bits or less the key and the element's
-index along the row fit one uint64 (key << 32 | index): all keys are distinct, so NumPy's fast
-unstable sort (x86-simd-sort on AVX2/AVX-512) gives torch's *stable* order, indices included;
-one long row (RADIX_MIN elements or more) is radix-sorted on every core instead, values decoded
-from the sorted keys (radix.py). For
-64-bit dtypes NumPy's argsort of the keys is followed by a pass that puts the indices of equal
-keys back in ascending order (stability). topk and kthvalue keep the k best (key, index) pairs
-in a heap per row (topk.py, one long row in parallel chunks); mode walks the runs of the sorted keys. Kernels take raw buffers viewed as
-unsigned integers of the element's width, so one compile serves every dtype of that width.
+and all NaNs equal, -0.0 == 0.0; descending flips the key). For dtypes of 32 bits or less the
+key and the element's index along the row fit one uint64 (key << 32 | index): all keys are
+distinct, so NumPy's fast unstable sort (x86-simd-sort on AVX2/AVX-512) gives torch's *stable*
+order, indices included; one long row (RADIX_MIN elements or more) is radix-sorted on every core
+instead, values decoded from the sorted keys (radix.py). For 64-bit dtypes NumPy's argsort of
+the keys is followed by a pass that puts the indices of equal keys back in ascending order
+(stability). topk and kthvalue keep the k best (key, index) pairs in a heap per row (topk.py;
+one long row in parallel chunks); mode walks the runs of the sorted keys. Kernels take raw
+buffers viewed as unsigned integers of the element's width, so one compile serves every dtype
+of that width.
 
     sort("sort", x, dim, descending, values | None, indices)
     sort("topk", x, k, dim, largest, values, indices)       (outputs: k along dim, sorted)
