@@ -402,6 +402,90 @@ def test_floor_divide_and_scalar_remainder_not_implemented() -> None:
             y.sum().backward()
 
 
+def test_inplace_not_implemented_names_the_inplace_operator() -> None:
+    x = jtorch.tensor([1.5, 2.5], requires_grad=True) * 1
+    x.floor_divide_(jtorch.tensor(2.0))
+    with pytest.raises(RuntimeError, match="^derivative for aten::floor_divide_ is not implemented$"):
+        x.sum().backward()
+
+
+def _optional_torch() -> Any:
+    try:
+        import torch
+    except ImportError:  # the jtorch half of each test still runs
+        return None
+    return torch
+
+
+# Writes whose values do not depend on the input: the input's history is rebased onto a zero
+# gradient (x = a * 2; x.uniform_() must drop MulBackward0's path to a), as derivatives.yaml has it.
+_FILLS = [
+    ("uniform_", lambda T, x: x.uniform_(), "UniformBackward0"),
+    ("normal_", lambda T, x: x.normal_(), "NormalBackward0"),
+    ("exponential_", lambda T, x: x.exponential_(), "ExponentialBackward0"),
+    ("random_", lambda T, x: x.random_(), "RandomBackward2"),
+    ("random_.to", lambda T, x: x.random_(10), "RandomBackward1"),
+    ("random_.from", lambda T, x: x.random_(2, 10), "RandomBackward0"),
+    ("bernoulli_.float", lambda T, x: x.bernoulli_(0.5), "BernoulliBackward2"),
+    ("bernoulli_.Tensor", lambda T, x: x.bernoulli_(T.full((3,), 0.5)), "BernoulliBackward1"),
+    ("eq_.Tensor", lambda T, x: x.eq_(T.tensor([2.0, 0.0, 6.0])), None),
+    ("ne_.Tensor", lambda T, x: x.ne_(T.tensor([2.0, 0.0, 6.0])), None),
+    ("lt_.Scalar", lambda T, x: x.lt_(3.0), None),
+    ("le_.Tensor", lambda T, x: x.le_(T.tensor([2.0, 0.0, 6.0])), None),
+    ("gt_.Scalar", lambda T, x: x.gt_(3.0), None),
+    ("ge_.Tensor", lambda T, x: x.ge_(T.tensor([2.0, 0.0, 6.0])), None),
+]
+
+
+@pytest.mark.parametrize("name,fill,node", _FILLS, ids=[c[0] for c in _FILLS])
+def test_inplace_fills_rebase_history(name: str, fill: Callable, node: str | None) -> None:
+    def run(T: Any) -> tuple:
+        T.manual_seed(0)
+        a = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x = a * 2
+        fill(T, x)
+        (x * a).sum().backward()  # d/da = x's new values only: the fill gives no gradient to a
+        return a.grad.numpy(), x.detach().numpy().copy(), x.grad_fn.name()
+
+    grad, values, got = run(jtorch)
+    np.testing.assert_array_equal(grad, values)
+    if node is not None:
+        assert got == node
+    torch = _optional_torch()
+    if torch is not None:
+        tgrad, tvalues, tnode = run(torch)
+        np.testing.assert_array_equal(tgrad, tvalues)
+        if "_." in name and name.split("_.")[0] in ("eq", "ne", "lt", "le", "gt", "ge"):
+            np.testing.assert_array_equal(values, tvalues)  # deterministic writes agree with torch
+            # a Python number takes jtorch's .Tensor overload (wrapped): LtBackward1 where torch has LtBackward0
+            assert got == (tnode if name.endswith(".Tensor") else tnode[:-1] + "1")
+        else:
+            assert got == tnode
+
+
+def test_comparison_inplace_other_gets_zero_gradient() -> None:
+    a = jtorch.tensor([1.0, 2.0], requires_grad=True)
+    b = jtorch.tensor([1.0, 5.0], dtype=jtorch.float64, requires_grad=True)
+    x = a * 1
+    x.lt_(b)
+    (x * 3).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0] and b.grad.tolist() == [0.0, 0.0] and b.grad.dtype == jtorch.float64
+
+
+def test_normal_and_bernoulli_give_zero_gradients() -> None:
+    m = jtorch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    s = jtorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    for out, node in ((jtorch.normal(m, 1.0), "NormalBackward1"), (jtorch.normal(0.5, s), "NormalBackward2"),
+                      (jtorch.normal(m, s), "NormalBackward3"), (jtorch.bernoulli(s / 4), "BernoulliBackward0")):
+        assert out.requires_grad and out.grad_fn.name() == node
+    (jtorch.normal(m, s) + jtorch.normal(m.unsqueeze(1), 2.0)).sum().backward()
+    assert m.grad.tolist() == [0.0, 0.0, 0.0] and s.grad.tolist() == [0.0, 0.0, 0.0]
+    # bernoulli(self, p) has no formula in torch: backward through it is not implemented
+    y = jtorch.bernoulli(s / 4, 0.5)
+    with pytest.raises(RuntimeError, match="^derivative for aten::bernoulli is not implemented$"):
+        y.sum().backward()
+
+
 def test_boolean_results_have_no_history() -> None:
     x = jtorch.tensor([1.5, -2.5], requires_grad=True)
     for y in (x > 0, x == x, x.isnan(), x.isfinite(), (x > 0).logical_not(), jtorch.isclose(x, x),

@@ -288,6 +288,39 @@ def test_scatter_reduce(case: tuple, reduce: str, include_self: bool) -> None:
           [distinct(shape), src], layout, gradgrad=reduce != "prod")
 
 
+@SETTINGS
+@given(sl=shape_layout(min_dims=1, min_side=1), reduce=st.sampled_from(["mean", "amax", "amin", "prod"]),
+       include_self=st.booleans(), data=st.data())
+def test_index_reduce(sl: tuple, reduce: str, include_self: bool, data: Any) -> None:
+    shape, layout = sl
+    n = len(shape)
+    d = dim_of(data.draw, n)
+    rng = np.random.default_rng(data.draw(st.integers(0, 99)))
+    index = rng.integers(0, shape[d], size=data.draw(st.integers(0, 4)))  # duplicates along d
+    src_shape = list(shape)
+    src_shape[d] = len(index)
+    src = distinct(src_shape, 3) + 0.0137  # no ties with self's values
+    if reduce == "prod" and src.size:
+        src.flat[0] = 0.0  # a zero reduced: the exclusive products
+    check(lambda T, x, s: x.index_reduce(d, idx(T, index), s, reduce, include_self=include_self),
+          [distinct(shape), src], layout, gradgrad=reduce != "prod")
+
+
+def test_index_reduce_inplace_and_zeros() -> None:
+    """index_reduce_ on a non-leaf records IndexReduceBackward0; prod with one and with two zeros
+    reduced into one place (exclusive products, no division by zero)."""
+    src = np.array([[0.0, 2.0], [3.0, 0.0], [0.0, 5.0]])
+    base = np.array([[1.5, 0.0], [2.0, 3.0], [4.0, 5.0]])
+    index = [0, 2, 0]
+
+    def f(T: Any, x: Any, s: Any) -> Any:
+        y = x * 1
+        y.index_reduce_(0, idx(T, index), s, "prod")
+        return y
+
+    check(f, [base, src], gradgrad=False)
+
+
 # ---- index_* / take / put / masked -----------------------------------------------------------------
 @SETTINGS
 @given(sl=shape_layout(min_dims=1, min_side=1), data=st.data())
@@ -503,6 +536,28 @@ def test_scatter_reduce_overload_not_implemented() -> None:
     y = x.scatter(0, jtorch.tensor([[0, 1]]), x[:1] * 2, reduce="add")
     with pytest.raises(RuntimeError, match="^derivative for aten::scatter is not implemented$"):
         y.sum().backward()
+
+
+def test_unique_values_differentiable_not_implemented() -> None:
+    """torch marks unique's values differentiable with a not_implemented formula: they require grad,
+    and backward through them raises NotImplementedError with torch's text (counts and inverse don't)."""
+    x = jtorch.tensor([3.0, 1.0, 3.0, 2.0], requires_grad=True)
+    cases = [(lambda: jtorch.unique(x, return_inverse=True, return_counts=True), "Unique2Backward0", "_unique2"),
+             (lambda: jtorch.unique(x, dim=0, return_inverse=True), "UniqueDimBackward0", "unique_dim"),
+             (lambda: jtorch.unique_consecutive(x, return_counts=True), "UniqueConsecutiveBackward0",
+              "unique_consecutive")]
+    for make, node, name in cases:
+        values, *rest = make()
+        assert values.requires_grad and values.grad_fn.name() == node
+        assert all(not r.requires_grad for r in rest)
+        with pytest.raises(NotImplementedError, match=f"^the derivative for '{name}' is not implemented.$"):
+            values.sum().backward()
+    if torch is not None:
+        tx = torch.tensor([3.0, 1.0, 3.0, 2.0], requires_grad=True)
+        tv = torch.unique(tx, return_inverse=True, return_counts=True)[0]
+        assert tv.grad_fn.name() == "Unique2Backward0"
+        with pytest.raises(NotImplementedError, match="^the derivative for '_unique2' is not implemented.$"):
+            tv.sum().backward()
 
 
 def test_view_dtype_not_differentiable() -> None:

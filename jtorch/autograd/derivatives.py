@@ -25,11 +25,10 @@ NON_DIFFERENTIABLE = frozenset({
     # factories and *_like: new tensors, no history
     "empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like", "new_empty",
     "new_empty_strided", "new_zeros", "new_ones", "new_full", "empty.memory_format", "empty_strided",
-    "detach", "bernoulli", "normal_", "uniform_", "random_", "exponential_", "bernoulli_",
+    "detach",
     # integer / boolean results
     "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_xor",
     "logical_not", "argmax", "argmin", "all", "any", "count_nonzero", "nonzero", "isin", "searchsorted",
-    "bucketize", "histc", "_unique2", "_unique", "unique_dim", "unique_consecutive",
-    "unique_dim_consecutive", "equal", "_local_scalar_dense",
+    "bucketize", "histc", "equal", "_local_scalar_dense",
 }) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE | derivatives_shape.NON_DIFFERENTIABLE \
     | derivatives_nn_conv.NON_DIFFERENTIABLE

@@ -28,6 +28,9 @@ ENTRIES = [
     D("asin", self="grad * (-self * self + 1).rsqrt()"),
     D("atan", self="grad / (self * self + 1)"),
     D("atan2", self="atan2_backward_self(grad, self, other)", other="atan2_backward_other(grad, self, other)"),
+    D("bernoulli", self=_ZERO),  # bernoulli.p has no entry: NotImplemented, as in torch
+    D("bernoulli_.Tensor", self=_ZERO, p="zeros_grad(grad, p.shape, p.dtype)"),
+    D("bernoulli_.float", self=_ZERO),
     D("ceil", self=_ZERO),
     D("clamp.Tensor", self="clamp_backward(grad, self, min, max)",
       min="clamp_backward_min(grad, self, min, max)", max="clamp_backward_max(grad, self, min, max)"),
@@ -52,6 +55,7 @@ ENTRIES = [
     D("div.Scalar_mode", self="grad / other if rounding_mode is None else zeros_grad(grad, self.shape, self.dtype)"),
     D("erf", self="(-(self * self)).exp() * grad * 1.1283791670955126"),  # 2 / sqrt(pi)
     D("exp", self="grad * result"),
+    D("exponential_", self=_ZERO),
     D("exp2", self="grad * result * 0.6931471805599453"),
     D("expm1", self="grad * (result + 1)"),
     D("fill.Scalar", self="grad.new_zeros(grad.shape)"),
@@ -119,6 +123,20 @@ ENTRIES = [
     D("where.self", self="fit(where_zero(condition, grad), self.shape, self.dtype)",
       other="fit(grad.masked_fill(condition, 0), other.shape, other.dtype)"),
     D("zero_", self="grad.new_zeros(grad.shape)"),
+    # Filled with values that do not depend on the input: a zero gradient, which also rebases the
+    # history of an in-place fill of a tensor that has one (x = a * 2; x.uniform_() drops MulBackward0).
+    D("normal_", self=_ZERO),
+    D("normal.Tensor_float", mean="zeros_grad(grad, mean.shape, grad.dtype)"),
+    D("normal.float_Tensor", std="zeros_grad(grad, std.shape, grad.dtype)"),
+    D("normal.Tensor_Tensor", mean="zeros_grad(grad, mean.shape, grad.dtype)",
+      std="zeros_grad(grad, std.shape, grad.dtype)"),
+    D("random_.from", self=_ZERO),
+    D("random_.to", self=_ZERO),
+    D("random_", self=_ZERO),
+    D("uniform_", self=_ZERO),
+    # An in-place comparison keeps self's dtype (x.eq_(y) on floats writes 0.0 and 1.0): zero gradients.
+    *[D(f"{op}_.{kind}", self=_ZERO, **({"other": "zeros_grad(grad, other.shape, other.dtype)"} if kind == "Tensor" else {}))
+      for op in ("eq", "ge", "gt", "le", "lt", "ne") for kind in ("Scalar", "Tensor")],
     D("relu", self="aten.threshold_backward.default(grad, result, 0)"),
     D("threshold_backward", grad_output="aten.threshold_backward.default(grad, self, threshold)",
       self="zeros_grad(grad, self.shape, self.dtype)"),

@@ -28,6 +28,8 @@ ENTRIES = [
       value="index_fill_value_backward(grad, dim, index).to(value.dtype)"),
     D("index_put", self="grad if accumulate else grad.index_put(indices, grad.new_zeros(values.shape), False)",
       values="index_put_values_backward(grad, indices, values.shape)"),
+    D("index_reduce",
+      **{"self, source": "index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)"}),
     D("index_select", self="index_select_backward(grad, self.shape, dim, index)"),
     D("masked_scatter", self="grad.masked_fill(mask, 0)", source="masked_scatter_backward(grad, mask, source.shape)"),
     D("masked_select", self="masked_select_backward(grad, self.shape, mask)"),
@@ -63,6 +65,15 @@ ENTRIES = [
     D("view", self="grad.reshape(self.shape)"),
     D("view.dtype", output_differentiability=[False]),
     D("unbind.int", self="unbind_backward(grads, dim)"),
+    # the unique values are differentiable outputs whose derivative is not implemented, as in torch:
+    # unique(x) requires grad when x does, and backward through it raises NotImplementedError
+    D("_unique", self='not_implemented("_unique")', output_differentiability=[True, False]),
+    D("_unique2", self='not_implemented("_unique2")', output_differentiability=[True, False, False]),
+    D("unique_dim", self='not_implemented("unique_dim")', output_differentiability=[True, False, False]),
+    D("unique_consecutive", self='not_implemented("unique_consecutive")',
+      output_differentiability=[True, False, False]),
+    D("unique_dim_consecutive", self='not_implemented("unique_dim_consecutive")',
+      output_differentiability=[True, False, False]),
     D("scatter_reduce.two",
       **{"self, src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)"}),
 ]

@@ -93,3 +93,8 @@ def select_backward(grad: Any, sizes: Sequence[int], dim: int, index: int) -> An
     out = grad.new_zeros(tuple(sizes))
     out.select(dim, index).copy_(grad)
     return out
+
+
+def not_implemented(name: str) -> Any:
+    """derivatives.yaml's not_implemented(): the output is differentiable, its backward refuses."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")

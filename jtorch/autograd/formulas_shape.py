@@ -220,6 +220,41 @@ def scatter_reduce_backward(grad: Any, self: Any, dim: int, index: Any, src: Any
     return grad_self, grad_src
 
 
+def index_reduce_backward(grad: Any, self: Any, dim: int, index: Any, source: Any, reduce: str,
+                          include_self: bool, result: Any) -> tuple:
+    """scatter_reduce_backward's rules along one dim: index_add / index_select / index_fill in the
+    places of scatter_add / gather / scatter (torch's index_reduce_backward)."""
+    if reduce == "prod":
+        # exclusive products, computed without dividing by zeros
+        masked_self = self.masked_fill(self == 0, 1)
+        grad_self = grad * masked_self.index_reduce(dim, index, source, "prod", include_self=include_self) / masked_self
+        src_zero = source == 0
+        zeros_at = self.new_zeros(tuple(self.shape)).index_add(dim, index, src_zero.to(self.dtype))
+        single_zero = src_zero.logical_and(zeros_at.index_select(dim, index) == 1)
+        masked_src_result = self.index_reduce(dim, index, source.masked_fill(single_zero, 1), "prod",
+                                              include_self=include_self)
+        grad_src = (grad * masked_src_result).index_select(dim, index).where(
+            single_zero, (grad * result).index_select(dim, index) / source.masked_fill(src_zero, 1))
+    elif reduce == "mean":
+        n = grad.new_ones(tuple(grad.shape)) if include_self else grad.new_zeros(tuple(grad.shape))
+        n = n.index_add(dim, index, source.new_ones(tuple(source.shape)).to(grad.dtype))
+        n = n.masked_fill(n == 0, 1)
+        grad_self, grad_src = grad / n, grad.index_select(dim, index) / n.index_select(dim, index)
+    elif reduce in ("amax", "amin"):
+        # ties share the gradient evenly
+        value = result.index_select(dim, index)
+        self_is = (self == result).to(self.dtype)
+        src_is = (source == value).to(self.dtype)
+        dist = grad / self_is.index_add(dim, index, src_is)
+        grad_self, grad_src = self_is * dist, src_is * dist.index_select(dim, index)
+    else:
+        raise RuntimeError("Expected 'reduce' argument to be one of 'prod', 'amax', 'amin' or 'mean' for "
+                           f"index_reduce but got {reduce}.")
+    if not include_self:
+        grad_self = grad_self.index_fill(dim, index, 0)
+    return grad_self, grad_src
+
+
 def as_strided_backward(grad: Any, in_size: Sequence[int], in_stride: Sequence[int], in_off: int,
                         size: Sequence[int], stride: Sequence[int], storage_offset: Any) -> Any:
     """Scatter-add grad into a flat buffer standing for the storage, read the input's geometry back

@@ -239,7 +239,7 @@ def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
     if True not in needs or (info is None and not spec.not_implemented):
         return redispatch_below(spec.get_op, spec.below_fns, ks, _AFTER, spec.below, args, kwargs)
     if info is None:
-        node: Node = NotImplemented(f"derivative for aten::{spec.base.rstrip('_')} is not implemented",
+        node: Node = NotImplemented(f"derivative for aten::{spec.base} is not implemented",
                                     tuple(edges))
     else:
         node = spec.node_cls(tuple(edges))
