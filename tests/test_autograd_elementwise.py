@@ -463,13 +463,19 @@ def test_inplace_fills_rebase_history(name: str, fill: Callable, node: str | Non
             assert got == tnode
 
 
-def test_comparison_inplace_other_gets_zero_gradient() -> None:
+@pytest.mark.parametrize("op", ["eq_", "ne_", "lt_", "le_", "gt_", "ge_"])
+def test_comparison_inplace_other_gets_zero_gradient(op: str) -> None:
     a = jtorch.tensor([1.0, 2.0], requires_grad=True)
     b = jtorch.tensor([1.0, 5.0], dtype=jtorch.float64, requires_grad=True)
     x = a * 1
-    x.lt_(b)
+    getattr(x, op)(b)
     (x * 3).sum().backward()
     assert a.grad.tolist() == [0.0, 0.0] and b.grad.tolist() == [0.0, 0.0] and b.grad.dtype == jtorch.float64
+    bern = jtorch.full((2,), 0.5, requires_grad=True)
+    y = a * 1
+    y.bernoulli_(bern)
+    (y * a).sum().backward()
+    assert bern.grad.tolist() == [0.0, 0.0]
 
 
 def test_normal_and_bernoulli_give_zero_gradients() -> None:
@@ -478,7 +484,8 @@ def test_normal_and_bernoulli_give_zero_gradients() -> None:
     for out, node in ((jtorch.normal(m, 1.0), "NormalBackward1"), (jtorch.normal(0.5, s), "NormalBackward2"),
                       (jtorch.normal(m, s), "NormalBackward3"), (jtorch.bernoulli(s / 4), "BernoulliBackward0")):
         assert out.requires_grad and out.grad_fn.name() == node
-    (jtorch.normal(m, s) + jtorch.normal(m.unsqueeze(1), 2.0)).sum().backward()
+    (jtorch.normal(m, s) + jtorch.normal(m.unsqueeze(1), 2.0) + jtorch.normal(0.5, s) + jtorch.bernoulli(s / 4)
+     ).sum().backward()
     assert m.grad.tolist() == [0.0, 0.0, 0.0] and s.grad.tolist() == [0.0, 0.0, 0.0]
     # bernoulli(self, p) has no formula in torch: backward through it is not implemented
     y = jtorch.bernoulli(s / 4, 0.5)

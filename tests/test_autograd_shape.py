@@ -306,6 +306,26 @@ def test_index_reduce(sl: tuple, reduce: str, include_self: bool, data: Any) -> 
           [distinct(shape), src], layout, gradgrad=reduce != "prod")
 
 
+# Entries the hypothesis tests above reach only when a draw picks them: each run once, by name.
+_EACH_ENTRY = {
+    "put (self)": (lambda T, x, s: x.put(idx(T, [0, 4, -1]), s), [(2, 3), (3,)]),
+    "put accumulate (self)": (lambda T, x, s: x.put(idx(T, [0, 5, 0]), s, accumulate=True), [(2, 3), (3,)]),
+    "scatter.src (self)": (lambda T, x, s: x.scatter(1, idx(T, [[2, 0], [1, 2]]), s), [(2, 3), (2, 2)]),
+    "scatter_add (self)": (lambda T, x, s: x.scatter_add(0, idx(T, [[1, 1, 0]]), s), [(2, 3), (1, 3)]),
+    "triu": (lambda T, x: x.triu(-1), [(3, 4)]),
+    "squeeze.dims": (lambda T, x: x.squeeze((0, 2)), [(1, 3, 1)]),
+    "fill.Scalar": (lambda T, x: T.fill(x, 2.5) * x, [(2, 3)]),
+    "fill.Tensor": (lambda T, x, v: T.fill(x, v) * x, [(2, 3), ()]),
+    "norm.ScalarOpt_dim": (lambda T, x: T.ops.aten.norm.ScalarOpt_dim(x, 3, [1], True), [(2, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(_EACH_ENTRY))
+def test_each_entry(name: str) -> None:
+    f, shapes = _EACH_ENTRY[name]
+    check(f, [distinct(s, i) for i, s in enumerate(shapes)])
+
+
 def test_index_reduce_inplace_and_zeros() -> None:
     """index_reduce_ on a non-leaf records IndexReduceBackward0; prod with one and with two zeros
     reduced into one place (exclusive products, no division by zero)."""

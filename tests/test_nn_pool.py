@@ -282,3 +282,24 @@ def test_inf_and_nan_in_average_pooling_match_torch():
         a = _np(getattr(JF, name)(jtorch.tensor(x), *args))
         b = getattr(torch.nn.functional, name)(torch.tensor(x), *args).numpy()
         np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+@pytest.mark.parametrize("pool", ["max_pool2d", "adaptive_max_pool2d"])
+def test_max_pools_double_backward(pool):
+    """The backward of a max pool is itself differentiable (its gradient picks the same elements):
+    gradcheck and gradgradcheck in float64, and the double-backward node torch records."""
+    rng = np.random.default_rng(3)
+    a = rng.permutation(2 * 2 * 5 * 5).reshape(2, 2, 5, 5) * 0.1  # distinct values: no ties at the maxima
+    x = jtorch.tensor(a, requires_grad=True)
+    fn = (lambda t: JF.max_pool2d(t, 2)) if pool == "max_pool2d" else (lambda t: JF.adaptive_max_pool2d(t, (2, 3)))
+    assert jtorch.autograd.gradcheck(fn, (x,))
+    assert jtorch.autograd.gradgradcheck(fn, (x,))
+    y = fn(x)
+    (g,) = jtorch.autograd.grad(y, x, jtorch.ones_like(y), create_graph=True)
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(a, requires_grad=True)
+    tf = getattr(torch.nn.functional, pool)
+    ty = tf(tx, 2) if pool == "max_pool2d" else tf(tx, (2, 3))
+    (tg,) = torch.autograd.grad(ty, tx, torch.ones_like(ty), create_graph=True)
+    assert g.grad_fn.name() == tg.grad_fn.name()
+    np.testing.assert_array_equal(g.detach().numpy(), tg.detach().numpy())
