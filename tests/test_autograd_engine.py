@@ -98,6 +98,58 @@ def test_second_backward_without_retain_graph_raises():
                                    "tensors after they have already been freed).")
 
 
+# (program, whether a second backward without retain_graph raises): torch frees only the saved
+# tensors, so a graph whose nodes saved none (sizes, numbers) runs again and accumulates again
+_SECOND_BACKWARD = {
+    "add": (lambda T, x, W: (x + 1).sum(), False), "sum": (lambda T, x, W: x.sum(), False),
+    "view": (lambda T, x, W: x.view(3).sum(), False), "slice": (lambda T, x, W: x[1:].sum(), False),
+    "mean": (lambda T, x, W: x.mean(), False), "cat": (lambda T, x, W: T.cat([x, x]).sum(), False),
+    "expand": (lambda T, x, W: x.expand(2, 3).sum(), False), "sum dim": (lambda T, x, W: W.sum(0).sum(), False),
+    "x * 2": (lambda T, x, W: (x * 2).sum(), True), "exp": (lambda T, x, W: x.exp().sum(), True),
+    "x * x": (lambda T, x, W: (x * x).sum(), True), "mm": (lambda T, x, W: (W @ W).sum(), True),
+    "relu": (lambda T, x, W: x.relu().sum(), True), "in place": (lambda T, x, W: (x + 1).add_(1).sum(), False),
+    "x * 1 in place": (lambda T, x, W: (x * 1).add_(1).sum(), True),
+}
+
+
+@pytest.mark.parametrize("name", list(_SECOND_BACKWARD))
+def test_second_backward_frees_only_saved_tensors(name):
+    f, raises = _SECOND_BACKWARD[name]
+
+    def run(T):
+        x = T.ones(3, requires_grad=True)
+        W = T.ones(3, 3, requires_grad=True)
+        y = f(T, x, W)
+        y.backward()
+        first = [t.grad.clone() if t.grad is not None else None for t in (x, W)]
+        try:
+            y.backward()
+        except RuntimeError as e:
+            assert str(e).startswith("Trying to backward through the graph a second time")
+            return True
+        for t, g in zip((x, W), first):  # the second pass accumulated the same gradient again
+            if g is not None:
+                np.testing.assert_array_equal(t.grad.numpy(), 2 * g.numpy())
+        return False
+
+    assert run(jtorch) is raises
+    if torch is not None:
+        assert run(torch) is raises
+
+
+def test_cat_keeps_its_inputs_sizes_not_the_inputs():
+    """torch's cat saves to_args_sizes/to_args_scalartypes: writing an input in place after cat is
+    no error, and the gradients come back in each input's dtype."""
+    a = leaf([1.0, 2.0], jtorch.float32)
+    b = leaf([3.0], jtorch.float64)
+    a2 = a * 1
+    y = jtorch.cat([a2, b])
+    a2.mul_(2)
+    (y * jtorch.tensor([1.0, 2.0, 3.0], dtype=jtorch.float64)).sum().backward()
+    assert a.grad.tolist() == [1.0, 2.0] and a.grad.dtype == jtorch.float32
+    assert b.grad.tolist() == [3.0] and b.grad.dtype == jtorch.float64
+
+
 def test_non_leaf_grads_are_not_kept_and_warn():
     a = leaf([1.0, 2.0])
     b = a * 2

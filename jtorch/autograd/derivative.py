@@ -21,6 +21,9 @@ from ..schema import FunctionSchema
 # A tensor used only through these is saved as metadata (torchgen saves `self_sym_sizes` the same way).
 _META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "size", "dim", "numel", "is_complex",
                          "is_floating_point", "stride", "storage_offset"})
+# A tensor list passed only to these is saved as its members' metadata (torchgen's to_args_sizes /
+# to_args_scalartypes: cat keeps its inputs' sizes and dtypes, not the inputs)
+_META_CALLS = frozenset({"to_args_sizes", "to_args_scalartypes"})
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ class DifferentiabilityInfo:
     derivative: Derivative
     node_name: str
     inputs: list[tuple[str, str]]               # differentiable inputs in schema order: (name, kind)
-    saved_args: list[tuple[str, str]]           # (argument name, 'tensor' | 'meta' | 'list' | 'value')
+    saved_args: list[tuple[str, str]]           # (argument name, 'tensor' | 'meta' | 'list' | 'list_meta' | 'value')
     saved_results: list[tuple[int, str, str]]   # (output index, name in formulas, 'tensor' | 'meta')
     output_differentiability: tuple[bool, ...]
     backward: Callable = field(repr=False)      # backward(needs, grads, saved: dict) -> flat input grads
@@ -89,6 +92,8 @@ def _names(expr: str) -> tuple[set[str], set[str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in _META_ATTRS:
             meta_parents.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _META_CALLS:
+            meta_parents.update(id(a) for a in node.args if isinstance(a, ast.Name))
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             names.add(node.id)
@@ -138,7 +143,10 @@ def analyze(d: Derivative, schema: FunctionSchema, node_name: str, helpers: dict
         if name not in used:
             continue
         if name in kinds:
-            kind = "list" if kinds[name] == "list" else ("meta" if name in meta_only else "tensor")
+            if kinds[name] == "list":
+                kind = "list_meta" if name in meta_only else "list"
+            else:
+                kind = "meta" if name in meta_only else "tensor"
         else:
             kind = "value"
         saved_args.append((name, kind))

@@ -15,7 +15,7 @@ ENTRIES = [
     D("alias", self="grad"),
     D("as_strided", self="as_strided_backward(grad, self.shape, self.stride(), self.storage_offset(), size, stride, "
                          "storage_offset)"),
-    D("cat", tensors="cat_tensors_backward(grad, tensors, dim)"),
+    D("cat", tensors="cat_tensors_backward(grad, to_args_sizes(tensors), to_args_scalartypes(tensors), dim)"),
     D("diag_embed", self="grad.diagonal(offset, dim1, dim2)"),
     D("diagonal", self="diagonal_backward(grad, self.shape, offset, dim1, dim2)"),
     D("expand", self="sum_to(grad, self.shape)"),

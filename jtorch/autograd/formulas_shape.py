@@ -99,20 +99,28 @@ def unbind_backward(grads: Sequence[Any], dim: int) -> Any:
     return out
 
 
-def cat_tensors_backward(grad: Any, tensors: Sequence[Any], dim: int) -> list:
+def to_args_sizes(tensors: Sequence[Any]) -> list:
+    """The shapes of a tensor list (the formula analyzer saves such a list as metadata only)."""
+    return [tuple(t.shape) for t in tensors]
+
+
+def to_args_scalartypes(tensors: Sequence[Any]) -> list:
+    return [t.dtype for t in tensors]
+
+
+def cat_tensors_backward(grad: Any, shapes: Sequence[tuple], dtypes: Sequence[Any], dim: int) -> list:
     """One narrow of grad per input (a legacy empty 1-d input gets an empty gradient), in its dtype."""
-    shapes = [tuple(t.shape) for t in tensors]
     ref = next((s for s in shapes if s != (0,)), shapes[0])
     dim = wrap_dim(dim, len(ref))
     out, start = [], 0
-    for t, shape in zip(tensors, shapes):
-        g = grad.real if grad.is_complex() and not t.is_complex() else grad
+    for dt, shape in zip(dtypes, shapes):
+        g = grad.real if grad.is_complex() and not dt.is_complex else grad
         if shape == (0,) and len(ref) != 1:
-            out.append(g.new_zeros((0,)).to(t.dtype))
+            out.append(g.new_zeros((0,)).to(dt))
             continue
         piece = g.narrow(dim, start, shape[dim])
         start += shape[dim]
-        out.append(piece if piece.dtype == t.dtype else piece.to(t.dtype))
+        out.append(piece if piece.dtype == dt else piece.to(dt))
     return out
 
 

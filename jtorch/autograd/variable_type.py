@@ -95,9 +95,18 @@ class FormulaNode(Node):
         return res
 
     def release(self) -> None:
+        """Free the saved tensors only, as torch's release_variables: sizes, dtypes and numbers stay,
+        so a second backward through a node that saved no tensor ((x + 1).sum()) runs as in torch,
+        and one that did raises when it unpacks them (SavedVariable.unpack sees _released)."""
         self._released = True
-        if self._saved:
-            self._saved = None
+        saved = self._saved
+        if saved:
+            for k, v in saved.items():
+                t = type(v)
+                if t is SavedVariable:
+                    saved[k] = _FREED_VARIABLE
+                elif t is list and any(type(x) is SavedVariable for x in v):
+                    saved[k] = [_FREED_VARIABLE if x is not None else None for x in v]
 
     def __getattr__(self, name: str) -> Any:
         """`node._saved_self`, `node._saved_result`: the saved values, as torch exposes them."""
@@ -112,6 +121,10 @@ class FormulaNode(Node):
                     return v.unpack(self)
                 return v.shape if type(v) is TensorMeta else v
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+# what a freed saved tensor leaves behind: unpacking it raises FREED (its node is released)
+_FREED_VARIABLE = object.__new__(SavedVariable)
 
 
 def _zeros(meta: tuple) -> Tensor:
@@ -297,6 +310,8 @@ def _save_inputs(spec: OpSpec, b: dict, inplace: bool, needs: list) -> dict:
             saved[name] = TensorMeta(v) if v is not None else None
         elif kind == "list":
             saved[name] = [SavedVariable(t, False) if t is not None else None for t in v]
+        elif kind == "list_meta":
+            saved[name] = [TensorMeta(t) if t is not None else None for t in v]
         else:
             saved[name] = v
     return saved
