@@ -164,9 +164,7 @@ for _c in UNARY:  # unary node names: CamelCase + Backward0, as torch's
         object.__setattr__(_c, "node", "".join(p.title() for p in _c.id.split("_")) + "Backward0")
 
 # jtorch's node names that differ from torch's, for a documented reason
-NODE_DIFFERS = {
-    "copy_": "CopyBackward0",  # torch's copy_ derivative is hand-written (torch::autograd::CopyBackwards)
-}
+NODE_DIFFERS: dict[str, str] = {}
 
 
 # ---- inputs -------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ class Derivative:
     name: str                                  # overload name, as in jtorch.ops.aten: 'add.Tensor'
     formulas: tuple[tuple[str, str], ...]
     output_differentiability: tuple[bool, ...] | None = None
+    node_name: str | None = None               # a hand-written node's own name (copy_: CopyBackwards)
 
     def __post_init__(self) -> None:
         if "(" in self.name or " " in self.name:
@@ -52,13 +53,16 @@ class Derivative:
         lines = [f"- name: {self.name}"] + [f"  {k}: {v}" for k, v in self.formulas]
         if self.output_differentiability is not None:
             lines.append(f"  output_differentiability: {list(self.output_differentiability)}")
+        if self.node_name is not None:
+            lines.append(f"  node_name: {self.node_name}")
         return "\n".join(lines)
 
 
-def D(name: str, *, output_differentiability: list[bool] | None = None, **formulas: str) -> Derivative:
+def D(name: str, *, output_differentiability: list[bool] | None = None, node_name: str | None = None,
+      **formulas: str) -> Derivative:
     """Table shorthand: D('exp', self='grad * result.conj()')."""
     od = tuple(output_differentiability) if output_differentiability is not None else None
-    return Derivative(name, tuple(formulas.items()), od)
+    return Derivative(name, tuple(formulas.items()), od, node_name)
 
 
 @dataclass

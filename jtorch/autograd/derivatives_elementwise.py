@@ -43,8 +43,8 @@ ENTRIES = [
       max="fit(where_zero(self > max, grad), max.shape, max.dtype)"),
     D("clone", self="grad"),
     D("_to_copy", self="to_copy_backward(grad, self.dtype, self.device)"),
-    # PyTorch's copy_ is written by hand (CopyBackwards); the same gradients
-    D("copy_", self="grad.new_zeros(self.shape)", src="fit(grad, src.shape, src.dtype)"),
+    # PyTorch's copy_ is written by hand (CopyBackwards, its name); the same gradients
+    D("copy_", self="grad.new_zeros(self.shape)", src="fit(grad, src.shape, src.dtype)", node_name="CopyBackwards"),
     D("cos", self="grad * -self.sin()"),
     D("cosh", self="grad * self.sinh()"),
     D("div.Tensor", self="div_backward_self(grad, other, self.shape, self.dtype)",

@@ -35,6 +35,9 @@ def table() -> dict[str, tuple[Derivative, str]]:
         for d in DERIVATIVES:
             if d.name in t:
                 raise ValueError(f"two derivatives entries for {d.name}")
+            if d.node_name is not None:  # a node PyTorch writes by hand, under its own name
+                t[d.name] = (d, d.node_name)
+                continue
             prefix = camel_case(d.name.partition(".")[0])
             n = counters.get(prefix, 0)
             counters[prefix] = n + 1

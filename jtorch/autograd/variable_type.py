@@ -133,7 +133,11 @@ def _zeros(meta: tuple) -> Tensor:
 
 
 def node_class(info: DifferentiabilityInfo) -> type:
-    return type(info.node_name, (FormulaNode,), {"__slots__": (), "_info": info, "__module__": "jtorch.autograd"})
+    body = {"__slots__": (), "_info": info, "__module__": "jtorch.autograd"}
+    if info.derivative.node_name is not None:  # a node torch writes by hand prints its C++ name
+        qualified = "torch::autograd::" + info.node_name
+        body["name"] = lambda self: qualified
+    return type(info.node_name, (FormulaNode,), body)
 
 
 class OpSpec:
