@@ -34,6 +34,7 @@ from .random import Generator, default_generator, get_rng_state, initial_seed, m
 from . import native  # noqa: F401,E402
 from . import autograd  # noqa: F401,E402
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled  # noqa: F401,E402,E501
+from .autograd.grad_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: F401,E402
 from .device import get_default_device, set_default_device  # noqa: F401,E402
 from .native.masks import nonzero  # noqa: F401,E402  (as_tuple: a Python-level binding, as in torch)
 from . import bindings as _bindings  # noqa: E402

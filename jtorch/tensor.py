@@ -19,7 +19,7 @@ from .geometry import contiguous_strides, is_channels_last, is_contiguous, wrap_
 from . import tls as _tls_module
 from .keyset import DispatchKey, autograd_dispatch_keyset_with_ADInplaceOrView, key_repr
 from .storage import Storage, new_storage  # noqa: F401  (new_storage: re-exported for the structured layer)
-from .scalar import unpack_long
+from .scalar import SCALAR_TYPE_NAME, unpack_long
 
 
 _AD_INPLACE_OR_VIEW_BIT = key_repr(DispatchKey.ADInplaceOrView)
@@ -227,6 +227,14 @@ class Tensor:
         self._vc.value += 1
 
     @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is."""
+        return self._output_nr
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -247,12 +255,14 @@ class Tensor:
                 "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._vc is _NO_VERSION and not _tls.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
     @property
     def grad(self) -> "Tensor | None":
-        if self.grad_fn is not None and not self._retains_grad:
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:  # as TensorBase::grad()
             import warnings
 
             warnings.warn(
@@ -268,12 +278,29 @@ class Tensor:
         if value is not None:
             if type(value) is not Tensor and not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            # torch 2.13's texts (VariableHooks::set_grad): dtype as TypeMeta and ScalarType name it
             if value.dtype != self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                got = value.dtype.name
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_TYPE_META.get(got, got)}' "
+                    f"to a tensor with grad_dtype '{SCALAR_TYPE_NAME[self.dtype]}'. The gradient "
+                    "must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
+                    "caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that "
+                    "assume they match.")
+            if value._device.type != self._device.type:
+                raise RuntimeError(f"attempting to assign a gradient with device type '{value._device.type}' to a "
+                                   f"tensor with device type '{self._device.type}'. Please ensure that the gradient "
+                                   "and the tensor are on the same device")
             if value._device != self._device:
-                raise RuntimeError("assigned grad has data located on a different device")
+                raise RuntimeError(f"attempting to assign a gradient located on device with index "
+                                   f"'{value._device.index}' to a tensor located on device with index "
+                                   f"'{self._device.index}'. Please ensure that the gradient and the tensor are on "
+                                   "the same device")
             if value._size != self._size:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value._size)}' to a tensor of "
+                                   f"size '{list(self._size)}'. Please ensure that the gradient and the tensor are "
+                                   "the same size")
         self._grad = value
 
     @grad.deleter
@@ -282,11 +309,21 @@ class Tensor:
 
     @property
     def data(self) -> "Tensor":
-        return self.detach()
+        """variable_data(): a detached alias with a version counter of its own (unlike detach(), its
+        in-place writes are not seen by autograd's version checks)."""
+        vc = self._vc
+        if vc is not _NO_VERSION:
+            vc = _new(VersionCounter)
+            vc.value = 0
+        return Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, vc)
 
     @data.setter
     def data(self, new: "Tensor") -> None:
         """`t.data = other`: t takes other's storage and geometry, keeping its autograd identity."""
+        if not isinstance(new, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
+        if self._requires_grad and not (new.dtype.is_floating_point or new.dtype.is_complex):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._storage, self._size, self._stride, self._offset = new._storage, new._size, new._stride, new._offset
         self.dtype, self._device, self._key_set = new.dtype, new._device, new._key_set
 
@@ -318,5 +355,9 @@ class Tensor:
         return id(self)
 
 
+# the name set_grad's message prints for the gradient's dtype: caffe2's TypeMeta name
+_TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 _InferenceVersion.key_mask = _NOT_AUTOGRAD
 _NO_VERSION = _InferenceVersion()

@@ -177,7 +177,8 @@ def test_forward_runs_without_grad_and_outputs_get_the_custom_node():
     x = jtorch.ones(2, requires_grad=True)
     y = G.apply(x)
     assert seen == {"grad": False, "inner": False}
-    assert type(y.grad_fn).__name__ == "GBackward" and y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    assert type(y.grad_fn).__name__ == "GBackward"
+    assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"  # torch 2.13 names it so
     y.sum().backward()
     assert seen["bgrad"] is False and x.grad.tolist() == [2.0, 2.0]
     assert G.apply(jtorch.ones(2)).requires_grad is False

@@ -7,7 +7,8 @@ Functions in function.py.
 """
 from .api import backward, grad  # noqa: F401
 from .grad_mode import (  # noqa: F401
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+    detect_anomaly, enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_detect_anomaly, set_grad_enabled,
 )
 from . import api as _api
 from . import graph  # noqa: F401

@@ -37,10 +37,11 @@ def _grad_outputs(outputs: tuple, grad_outputs: Any) -> list:
         gs = [grad_outputs]
     else:
         gs = list(grad_outputs)
-    if len(gs) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output, got {len(gs)} grad_outputs and "
-                           f"{len(outputs)} outputs")
-    return make_grads(outputs, gs)
+    # torch's _make_grads zips the two (extra gradients are ignored); the engine then counts
+    grads = make_grads(outputs, gs[:len(outputs)])
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    return grads
 
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None, create_graph: bool = False,
@@ -48,12 +49,22 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     """Sum the gradients of `tensors` into the .grad of the graph's leaves (or of `inputs`)."""
     outputs = _tensors(tensors)
     if grad_variables is not None:
+        import warnings
+
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                               "`backward()`. Please only use `grad_tensors`.")
         grad_tensors = grad_variables
     grads = _grad_outputs(outputs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    if inputs is not None and not _tensors(inputs):
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots = _roots(outputs)
     inputs = _tensors(inputs)
+    if create_graph:
+        _warn_create_graph_cycle()
     if not inputs:
         run_backward(roots, grads, retain_graph, create_graph)
         return
@@ -72,6 +83,23 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         _local.grad_enabled = prev
 
 
+_warned_cycle = False
+
+
+def _warn_create_graph_cycle() -> None:
+    """The engine's TORCH_WARN_ONCE for backward(create_graph=True): once per process."""
+    global _warned_cycle
+    if not _warned_cycle:
+        _warned_cycle = True
+        import warnings
+
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
+                      "and its gradient which can cause a memory leak. We recommend using autograd.grad when creating "
+                      "the graph to avoid this. If you have to use this function, make sure to reset the .grad fields "
+                      "of your parameters to None after use to break the cycle and avoid the leak.", UserWarning,
+                      stacklevel=4)
+
+
 def _accumulate_non_leaf(t: Tensor, g: Tensor) -> None:
     t._grad = g if t._grad is None else t._grad + g
 
@@ -85,8 +113,16 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    if not only_inputs:
+        import warnings
+
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
     outs = _tensors(outputs)
     ins = _tensors(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _grad_outputs(outs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
@@ -124,6 +160,18 @@ def _register_hook(self: Tensor, hook: Callable) -> RemovableHandle:
     return grad_accumulator(self)._register_tensor_hook(0, hook)
 
 
+def _register_post_accumulate_grad_hook(self: Tensor, hook: Callable) -> RemovableHandle:
+    """hook(tensor) after the leaf's .grad was accumulated (an optimizer step per parameter)."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    acc = grad_accumulator(self)
+    if acc._post_acc_hooks is None:
+        acc._post_acc_hooks = {}
+    return add_hook(acc._post_acc_hooks, hook)
+
+
 def _retain_grad(self: Tensor) -> None:
     if not self._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
@@ -146,6 +194,7 @@ def install() -> None:
     Tensor.backward = _backward
     Tensor.register_hook = _register_hook
     Tensor.retain_grad = _retain_grad
+    Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
     Tensor.retains_grad = property(_retains_grad)
 
 

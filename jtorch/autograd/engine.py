@@ -15,38 +15,90 @@ from .. import tls as _tls
 from ..backends import backend
 from ..structured.meta import allocate
 from ..tensor import Tensor
-from .node import Node
+from .node import Node, tensor_type_name
 
 _local = _tls.local
+# (open(name, grads) -> event, close(event)) set by the autograd profiler while one records (torch's
+# RecordFunction in evaluate_function and call_function): each node's run is two nested events
+node_observers: list = []
+# AnomalyMode (process-wide in torch too): [enabled, check_nan]; set through autograd.set_detect_anomaly
+anomaly = [False, True]
+
+
+def _hook_name(hook: Any) -> str:
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _check_single_result(orig: Any, res: Any, hook: Any) -> None:
+    """check_single_result (python_hook.cpp): a hook may not change a gradient's dtype, device or size."""
+    if orig is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(res, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(res).__name__}'")
+    if res.dtype != orig.dtype or res._device.type != orig._device.type:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was {tensor_type_name(orig)} "
+                           f"got {tensor_type_name(res)})")
+    if res._size != orig._size:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+
+
+def _check_result(prev: tuple, res: Any, hook: Any) -> None:
+    """check_result: a node hook returns a tuple of as many gradients as it was given."""
+    if not isinstance(res, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(res).__name__}'")
+    if len(res) != len(prev):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got {len(res)}, "
+                           f"but expected {len(prev)})")
+    for p, r in zip(prev, res):
+        if r is not None:
+            _check_single_result(p, r, hook)
 
 
 def _call_hooks(hooks: dict | None, value: Any) -> Any:
+    """A tensor's hooks in order, each given the last one's result (called with None too, as
+    torch calls them when the node got no gradient for that output)."""
     if hooks:
         for h in list(hooks.values()):
             r = h(value)
-            if r is not None:
+            if r is not None and r is not value:
+                _check_single_result(value, r, h)
                 value = r
     return value
 
 
-def _pre(node: Node, grads: list) -> list:
-    """Tensor hooks (per output), retain_grad, then the node's pre-hooks."""
+def _call_node_hooks(hooks: dict, grads: tuple, *rest: tuple) -> tuple:
+    for h in list(hooks.values()):
+        r = h(grads, *rest)
+        if r is not None and r is not grads:
+            _check_result(grads, r, h)
+            grads = r
+    return grads
+
+
+def _tensor_pre(node: Node, grads: list) -> list:
+    """call_tensor_pre_hooks: the tensors' hooks (per output), then retain_grad."""
     th = node._tensor_hooks
     if th:
         for nr, hooks in th.items():
-            if grads[nr] is not None:
-                grads[nr] = _call_hooks(hooks, grads[nr])
+            grads[nr] = _call_hooks(hooks, grads[nr])
     rg = node._retain_grad
     if rg:
         for nr, ref in rg.items():
             t = ref()
-            if t is not None and grads[nr] is not None:
-                t._grad = grads[nr].detach().clone() if t._grad is None else t._grad + grads[nr]
+            g = grads[nr]
+            if t is not None and g is not None:
+                # clone(): with create_graph the retained grad has history (CloneBackward0), as in torch
+                t._grad = g.clone() if t._grad is None else t._grad + g
+    return grads
+
+
+def _pre(node: Node, grads: list) -> list:
+    """Tensor hooks (per output), retain_grad, then the node's pre-hooks."""
+    if node._tensor_hooks or node._retain_grad:
+        grads = _tensor_pre(node, grads)
     if node._pre_hooks:
-        for h in list(node._pre_hooks.values()):
-            r = h(tuple(grads))
-            if r is not None:
-                grads = list(r)
+        grads = list(_call_node_hooks(node._pre_hooks, tuple(grads)))
     return grads
 
 
@@ -116,20 +168,26 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
             gin = pop(n, None)
             if gin is None:
                 gin = [None] * n._n_out
-            if n._tensor_hooks or n._retain_grad or n._pre_hooks:
-                gin = _pre(n, gin)
+            run = needed is None or n in needed
             if captured is not None and n in targets:
+                # as torch's evaluate_function: a node that will run is captured before its hooks,
+                # one that won't gets its tensors' hooks (not its own pre-hooks) first
+                if not run and (n._tensor_hooks or n._retain_grad):
+                    gin = _tensor_pre(n, gin)
                 for i, nr in targets[n]:
                     captured[i] = gin[nr]
             # some gradient arrived (by identity: `gin.count(None)` would ask each Tensor's __eq__)
-            if (needed is None or n in needed) and (gin[0] is not None if len(gin) == 1
-                                                    else any(g is not None for g in gin)):
-                gout = n.apply(gin)
+            if run and (gin[0] is not None if len(gin) == 1 else any(g is not None for g in gin)):
+                if n._tensor_hooks or n._retain_grad or n._pre_hooks:
+                    gin = _pre(n, gin)
+                if node_observers:
+                    gout = _observed_apply(n, gin)
+                else:
+                    gout = n.apply(gin)
+                if anomaly[0] and anomaly[1]:
+                    _check_nan(n, gout)
                 if n._post_hooks:
-                    for h in list(n._post_hooks.values()):
-                        r = h(tuple(gout), tuple(gin))
-                        if r is not None:
-                            gout = tuple(r)
+                    gout = _call_node_hooks(n._post_hooks, tuple(gout), tuple(gin))
                 if not keep_graph:
                     n.release()
             else:
@@ -159,6 +217,33 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
     return [captured.get(i) for i in range(len(inputs))]
 
 
+def _check_nan(n: Node, gout: Any) -> None:
+    """Anomaly mode's check of each node's results (engine.cpp's evaluate_function)."""
+    prev = _local.grad_enabled
+    _local.grad_enabled = False
+    try:
+        for i, g in enumerate(gout):
+            if g is not None and bool(g.isnan().any()):
+                raise RuntimeError(f"Function '{n.name()}' returned nan values in its {i}th output.")
+    finally:
+        _local.grad_enabled = prev
+
+
+def _observed_apply(n: Node, gin: list) -> tuple:
+    """n.apply inside the profiler's events "autograd::engine::evaluate_function: <name>" and "<name>"."""
+    open_, close = node_observers[0]
+    name = n.name()
+    outer = open_("autograd::engine::evaluate_function: " + name, ())
+    try:
+        inner = open_(name, gin)
+        try:
+            return n.apply(gin)
+        finally:
+            close(inner)
+    finally:
+        close(outer)
+
+
 def _ones_like(t: Tensor) -> Tensor:
     """The implicit gradient of a scalar output (torch's ones_like(output)): allocated and filled
     through the backend's stub, as a temporary the engine owns (no dispatch, no history)."""
@@ -176,7 +261,7 @@ def make_grads(outputs: Sequence[Tensor], grad_outputs: Sequence[Any], is_grads_
             if t._requires_grad:
                 if t.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not t.dtype.is_floating_point and not t.dtype.is_complex:
+                if not t.dtype.is_floating_point:  # complex too: torch wants a real scalar here
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
                 g = _ones_like(t)
             out.append(g)

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .. import tls as _tls
 from ..tensor import Tensor
-from .node import FREED, NO_EDGE, DelayedError, Node, SavedVariable, gradient_edge
+from .node import FREED, NO_EDGE, Error, Node, SavedVariable, gradient_edge
 from .views import rebase_history
 
 _local = _tls.local
@@ -80,6 +80,12 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(v.unpack(self) if v is not None else None for v in sv)
 
     saved_variables = saved_tensors
+
+    def __call__(self, *grads: Any) -> Any:  # torch's Python node class has no __call__ (its C++ nodes do)
+        raise TypeError(f"'{type(self).__name__}' object is not callable")
+
+    def __repr__(self) -> str:  # a Python class in torch: object's repr, with its module
+        return f"<{type(self).__module__}.{type(self).__name__} object at {id(self):#x}>"
 
     def release(self) -> None:
         self._released = True
@@ -233,7 +239,8 @@ def _apply(cls: type, args: tuple) -> Any:
     ctx = cls._backward_cls(edges)
     ctx._is_tensor_input = is_tensor
     ctx._input_meta = [(a._size, a.dtype) for a, t in zip(args, is_tensor) if t]
-    ctx.needs_input_grad = tuple(t and a._requires_grad and grad_on for a, t in zip(args, is_tensor))
+    # requires_grad alone, whatever the grad mode (THPFunction_apply's unpack_input)
+    ctx.needs_input_grad = tuple(t and a._requires_grad for a, t in zip(args, is_tensor))
     setup = cls.setup_context is not _SingleLevelFunction.setup_context
     _local.grad_enabled = False
     try:
@@ -317,7 +324,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, executable:
 
 def once_differentiable(fn: Callable) -> Callable:
     """A backward that is not itself differentiable: it runs without grad, and differentiating its
-    results again fails with torch's message (a DelayedError node)."""
+    results again fails with torch's message (the Error node torch's DelayedError gives its outputs)."""
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
@@ -337,7 +344,7 @@ def once_differentiable(fn: Callable) -> Callable:
                 v = v.detach()
                 v._requires_grad = True
             fakes.append(v)
-        err = DelayedError("trying to differentiate twice a function that was marked with @once_differentiable",
+        err = Error("trying to differentiate twice a function that was marked with @once_differentiable",
                            tuple(gradient_edge(v) if v is not None else NO_EDGE for v in fakes), len(fakes))
         res = []
         for i, v in enumerate(fakes):

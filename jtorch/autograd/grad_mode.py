@@ -64,7 +64,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also a decorator without parentheses: `@no_grad` as well as `@no_grad()` (torch's class of this name)."""
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Disable gradient recording: results of operators get no grad_fn."""
 
     def __init__(self) -> None:
@@ -78,7 +87,7 @@ class no_grad(_DecoratorContextManager):
         _local.grad_enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     def __init__(self) -> None:
         self.prev = False
 
@@ -133,7 +142,8 @@ class inference_mode(_DecoratorContextManager):
             _local.inference = True
             _tls.set_included(_local.included & ~_AD_INPLACE_OR_VIEW)
             _tls.set_excluded(_local.excluded | _AUTOGRAD)
-        else:
+        else:  # InferenceMode(false) also turns grad mode on (its AutoGradMode(!enabled))
+            _local.grad_enabled = True
             _local.inference = False
             _tls.set_included(_local.included | _AD_INPLACE_OR_VIEW)
             _tls.set_excluded(_local.excluded & ~_AUTOGRAD)
@@ -146,3 +156,55 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self) -> "inference_mode":
         return self.__class__(self.mode)
+
+
+# ---- anomaly mode (torch/autograd/anomaly_mode.py): NaN checks of every node's results -------------
+def is_anomaly_enabled() -> bool:
+    from .engine import anomaly
+
+    return anomaly[0]
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    from .engine import anomaly
+
+    return anomaly[1]
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    from .engine import anomaly
+
+    anomaly[:] = [bool(enabled), bool(check_nan)]
+
+
+class detect_anomaly:
+    """Inside: each backward node's results are checked for NaN (torch also keeps each node's
+    forward traceback for its error messages; jtorch does not)."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.prev, self.prev_check_nan = is_anomaly_enabled(), is_anomaly_check_nan_enabled()
+        self.check_nan = check_nan
+        import warnings
+
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                      "enabled for debugging.", stacklevel=2)
+
+    def __enter__(self) -> None:
+        set_anomaly_enabled(True, self.check_nan)
+
+    def __exit__(self, *exc: object) -> None:
+        set_anomaly_enabled(self.prev, self.prev_check_nan)
+
+
+class set_detect_anomaly:
+    """Turns anomaly mode on or off at once, and back on leaving a `with` block."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.prev, self.prev_check_nan = is_anomaly_enabled(), is_anomaly_check_nan_enabled()
+        set_anomaly_enabled(mode, check_nan)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        set_anomaly_enabled(self.prev, self.prev_check_nan)

@@ -14,6 +14,7 @@ import weakref
 from typing import Any, Callable
 
 from .. import tls as _tls
+from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
 
 _local = _tls.local
@@ -148,34 +149,35 @@ class SavedVariable:
         if d._vc.value != self.version:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                f"[{tensor_type_name(d)} [{', '.join(map(str, d._size))}]], which is output {self.output_nr} of "
-                f"{_producer_name(self, node)}, is at version {d._vc.value}; expected version {self.version} instead. "
+                f"[{tensor_type_name(d)} [{', '.join(map(str, d._size))}]]{_producer(self, node)} is at version "
+                f"{d._vc.value}; expected version {self.version} instead. "
                 "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
                 "torch.autograd.set_detect_anomaly(True, check_nan=False).")
         if not self.is_output:
             return d
         fn = self.grad_fn() if self.grad_fn is not None else None
-        if fn is None or not _local.grad_enabled:
+        if fn is None:
             return d
-        t = d.detach()  # an output seen with its history again: differentiable for create_graph
+        # an output seen with its history again, whatever the grad mode (torch's unpack makes it so;
+        # create_graph differentiates through it, saved_tensors and _saved_result show it)
+        t = d.detach()
         t.grad_fn, t._output_nr, t._requires_grad = fn, self.output_nr, True
         return t
 
 
-def _producer_name(sv: SavedVariable, node: Node) -> str:
+def _producer(sv: SavedVariable, node: Node) -> str:
+    """", which is output 0 of Exp," naming the saved tensor's producer; a leaf has none and
+    torch's message then says nothing (saved_variable.cpp prints the clause only with a grad_fn)."""
     if sv.is_output:
-        return node.name_of_forward()
+        return f", which is output {sv.output_nr} of {node.name_of_forward()},"
     fn = sv.data.grad_fn
-    return fn.name_of_forward() if fn is not None else "AccumulateGrad"
+    return f", which is output {sv.output_nr} of {fn.name_of_forward()}," if fn is not None else ""
 
 
 def tensor_type_name(t: Tensor) -> str:
     """torch.FloatTensor, torch.cuda.DoubleTensor, ... (the legacy type names messages print)."""
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-             "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
     dev = "" if t._device.type == "cpu" else t._device.type + "."
-    return f"torch.{dev}{names.get(t.dtype.name, t.dtype.name)}Tensor"
+    return f"torch.{dev}{SCALAR_TYPE_NAME[t.dtype]}Tensor"
 
 
 class AccumulateGrad(Node):
@@ -184,16 +186,20 @@ class AccumulateGrad(Node):
     The leaf holds its accumulator and the accumulator holds the leaf weakly (PyTorch holds them the
     other way round): no cycle, and one accumulator per leaf for as long as the leaf lives."""
 
-    __slots__ = ("_variable",)
+    __slots__ = ("_variable", "_post_acc_hooks")
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__((), 1)
         self._variable = weakref.ref(variable)
+        self._post_acc_hooks: dict | None = None  # the leaf's register_post_accumulate_grad_hook hooks
         self._sequence_nr = 1 << 64  # UINT64_MAX: runs as soon as it is ready
 
     @property
     def variable(self) -> Tensor:
         return self._variable()
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # torch's C++ nodes print their qualified names
 
     def apply(self, grads: list) -> tuple:
         g = grads[0]
@@ -208,11 +214,15 @@ class AccumulateGrad(Node):
                 var._grad = g if g._base is None else Tensor._make(g._storage, g._size, g._stride, 0, g.dtype, g._device)
             else:
                 new = var.new_empty_strided(var._size, var._stride) if _dense(var) else g.new_empty(var._size)
-                var._grad = new.copy_(g) if not _local.grad_enabled else g + new.zero_()
+                var._grad = new.copy_(g)  # clone_obey_contract; under create_graph it records the copy, as torch's
         elif not _local.grad_enabled:
             var._grad.add_(g)
         else:
             var._grad = var._grad + g
+        if self._post_acc_hooks:
+            for h in list(self._post_acc_hooks.values()):
+                if h(var) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
 
@@ -270,6 +280,9 @@ class Error(Node):
 
     def apply(self, grads: list) -> tuple:
         raise RuntimeError(self.msg)
+
+    def name(self) -> str:
+        return "torch::autograd::" + type(self).__name__  # a C++ node in torch: its qualified name
 
 
 class NotImplemented(Error):  # noqa: A001 - torch's name for this node

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from .. import dispatcher as _dispatcher
 from ..tensor import Tensor
+from . import engine as _engine
 
 __all__ = ["profile", "record_function", "FunctionEvent", "FunctionEventAvg", "EventList", "emit_nvtx"]
 
@@ -270,10 +271,17 @@ def _obs_end(name: str, keyset: Any, args: tuple, kwargs: dict) -> None:
         _close(st[-1])
 
 
+def _node_start(name: str, grads: Any) -> "FunctionEvent":
+    """A backward node's run (the engine's events); its inputs are the gradients it gets."""
+    shapes = [_shape_of(g) for g in grads] if any(p.record_shapes for p in _active) else None
+    return _open(name, shapes, False)
+
+
 def _activate(p: "profile") -> None:
     _active.append(p)
     if not _observer:
         _observer.append(_dispatcher.add_observer(_obs_start, _obs_end))
+        _engine.node_observers.append((_node_start, _close))
 
 
 def _deactivate(p: "profile") -> None:
@@ -281,6 +289,7 @@ def _deactivate(p: "profile") -> None:
         _active.remove(p)
     if not _active and _observer:
         _observer.pop().remove()
+        _engine.node_observers.clear()
 
 
 def _shape_of(v: Any) -> list:

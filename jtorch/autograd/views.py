@@ -58,8 +58,10 @@ class CopySlices(Node):
 def rebase_history(self: Tensor, node: Node) -> None:
     """Give the written tensor its new history: the in-place node, or through CopySlices for a view."""
     base = self._base
+    old_fn, old_nr = self.grad_fn, self._output_nr
     if base is None or self._view_fn is None:
         self.grad_fn, self._output_nr, self._requires_grad = node, 0, True
+        _move_retains_grad(self, old_fn, old_nr)
         return
     cs = CopySlices(base, self._view_fn, node)
     base.grad_fn, base._output_nr, base._requires_grad = cs, 0, True
@@ -71,6 +73,20 @@ def rebase_history(self: Tensor, node: Node) -> None:
         _local.grad_enabled = prev
     self.grad_fn, self._output_nr, self._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
     self._view_version = self._vc.value
+    _move_retains_grad(self, old_fn, old_nr)
+
+
+def _move_retains_grad(t: Tensor, old_fn: "Node | None", old_nr: int) -> None:
+    """update_tensor_hooks_on_new_gradfn: a tensor that retains its grad keeps doing so through its
+    new grad_fn (its other hooks stay with the old one, as in torch)."""
+    if not t._retains_grad or old_fn is None or old_fn is t.grad_fn:
+        return
+    ref = old_fn._retain_grad.pop(old_nr, None) if old_fn._retain_grad else None
+    if ref is not None:
+        fn = t.grad_fn
+        if fn._retain_grad is None:
+            fn._retain_grad = {}
+        fn._retain_grad[t._output_nr] = ref
 
 
 def regenerate_grad_fn(view: Tensor) -> "Node | None":
@@ -81,6 +97,7 @@ def regenerate_grad_fn(view: Tensor) -> "Node | None":
     base = view._base
     if not base._requires_grad:
         return view.grad_fn
+    old_fn, old_nr = view.grad_fn, view._output_nr
     prev = _local.grad_enabled
     _local.grad_enabled = True
     try:
@@ -88,4 +105,5 @@ def regenerate_grad_fn(view: Tensor) -> "Node | None":
     finally:
         _local.grad_enabled = prev
     view.grad_fn, view._output_nr, view._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
+    _move_retains_grad(view, old_fn, old_nr)
     return view.grad_fn
