@@ -263,21 +263,22 @@ def _cpu_tensor(a: np.ndarray, dtype: _dt.dtype) -> Tensor:
 def _unique(x: Tensor, sorted_: bool, return_inverse: bool, return_counts: bool, dim: "int | None",
             consecutive: bool, alloc: Callable) -> None:
     """The CPU kernel on a host copy of x; each result is copied into the device output `alloc`
-    makes (fresh, contiguous)."""
+    makes (fresh and dense, in the layout the operator gives it: unique_dim's is a moveaxis), through
+    a host buffer laid out alike."""
     pending: list = []
 
     def host_alloc(i: int, shape: tuple) -> Tensor:
         dev = alloc(i, shape)
-        a = np.empty(tuple(shape), dev.dtype.numpy)
+        a = np.empty(_numel(dev._size), dev.dtype.numpy)
         pending.append((dev, a))
-        return _cpu_tensor(a, dev.dtype)
+        return Tensor._make(CPUStorage(a), dev._size, dev._stride, 0, dev.dtype, CPU)
 
     d = dense(x)
     a = np.ascontiguousarray(d._storage.copy_to_host(d._offset, _numel(x._size)).reshape(x._size))
     cpu_sort._unique(_cpu_tensor(a, x.dtype), sorted_, return_inverse, return_counts, dim, consecutive, host_alloc)
     for dev, h in pending:
         if h.size:
-            dev._storage.copy_from_host(dev._offset, h.reshape(-1))
+            dev._storage.copy_from_host(dev._offset, h)
 
 
 def sort(kind: str, *args: Any) -> None:
