@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .dispatcher import op_call
-from .native.factories import wrapped_scalar_tensor
+from .native.factories import numpy_scalar_value, wrapped_scalar_tensor
 from .native.registry import NativeFunction, by_binding_name
 from .schema import Argument, SchemaKind, Type
 
@@ -228,10 +228,30 @@ class _Mismatch(Exception):
 _NUMBERS = frozenset({int, float, bool, complex})
 _NP_NUMBERS = (np.number, np.bool_)
 
+# PythonArgParser's numpy_compatibility_arg_names: a keyword that stands for a parameter not given by
+# its own name (torch.sum(x, axis=0, keepdims=True), torch.cat(ts, axis=1))
+_NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
+_NUMPY_ALIASES = frozenset(a for names in _NUMPY_NAMES.values() for a in names)
+
+
+def _numpy_pairs(sig: Signature) -> tuple:
+    """(alias, parameter) pairs a signature takes: its parameters with NumPy names that are not
+    parameters of their own."""
+    names = {p.name for p in sig.params}
+    return tuple((a, n) for n, aliases in _NUMPY_NAMES.items() if n in names for a in aliases if a not in names)
+
+
+def _numpy_kwargs(kwargs: dict, pairs: tuple) -> dict:
+    kw = dict(kwargs)
+    for alias, name in pairs:
+        if alias in kw and name not in kw:
+            kw[name] = kw.pop(alias)
+    return kw
+
 
 def _scalar(x: Any, param: str) -> Any:
     if isinstance(x, _NP_NUMBERS):
-        return x.item()
+        return numpy_scalar_value(x)
     from .tensor import Tensor
 
     if isinstance(x, Tensor) and x.numel() == 1:
@@ -300,11 +320,41 @@ def _type_name(x: Any) -> str:
     return type(x).__name__
 
 
+def _tp_name(x: Any) -> str:
+    """CPython's tp_name: the bare name of a builtin or a Python class, module.name of another C type
+    (numpy.ndarray)."""
+    t = type(x)
+    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
+        return t.__name__
+    return f"{t.__module__}.{t.__name__}"
+
+
+def _tensor_list_element(sigs: list[Signature], args: tuple, kwargs: dict) -> "TypeError | None":
+    """PythonArgParser checks a Tensor[] argument element by element and raises at the first element
+    that is not a tensor (is_tensor_list_and_append_overloaded, throw_error), whatever the overloads."""
+    from .tensor import Tensor
+
+    for sig in sigs:
+        for j, p in enumerate(sig.params):
+            t = p.type
+            if t is None or not t.is_list() or t.elem.base_name != "Tensor" or t.elem.is_optional():
+                continue
+            value = kwargs.get(p.name) if p.name in kwargs else args[j] if j < len(args) and not p.kwarg_only else None
+            if isinstance(value, (list, tuple)):
+                for i, x in enumerate(value):
+                    if not isinstance(x, Tensor):
+                        return TypeError(f"expected Tensor as element {i} in argument {j}, but got {_tp_name(x)}")
+    return None
+
+
 def no_match(name: str, sigs: list[Signature], args: tuple, kwargs: dict, method_self: bool,
              err: Exception | None = None) -> TypeError:
     """PyTorch's binding errors: precise for a single signature, the list of signatures otherwise."""
     if method_self:
         args = args[1:]
+    bad = _tensor_list_element(sigs, args, kwargs)
+    if bad is not None:
+        return bad
     if len(sigs) == 1 and isinstance(err, _Mismatch):
         pname = err.args[0]
         params = sigs[0].params
@@ -466,7 +516,14 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
             lines.append("        a = args")
         lines.append("        try:")
         target = f"{', '.join(names)}{',' if len(names) == 1 else ''} = " if names else ""
-        lines.append(f"            {target}{binder}(*a, **kwargs)")
+        pairs = _numpy_pairs(sig)
+        if pairs:
+            env[f"_np{i}"] = pairs
+            lines.append(f"            kw = kwargs if not kwargs or _NP_ALIASES.isdisjoint(kwargs) "
+                         f"else _np_kwargs(kwargs, _np{i})")
+            lines.append(f"            {target}{binder}(*a, **kw)")
+        else:
+            lines.append(f"            {target}{binder}(*a, **kwargs)")
         lines.append("        except TypeError as e:")
         lines.append("            err = e.with_traceback(None)")  # kept past the frame: no frame-traceback cycle
         lines.append("            break")
@@ -501,7 +558,8 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
 
     env.update(_Tensor=Tensor, _Mismatch=_Mismatch, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _scalar=_scalar,
                _int=_int, _int_list=_int_list, _to_dtype=_to_dtype, _to_device=_to_device, _dtype=_dt.dtype,
-               np=np, _sigs=sigs, _no_match=no_match, _wrap=_wrap_number, _as_tensor=_as_tensor)
+               np=np, _sigs=sigs, _no_match=no_match, _wrap=_wrap_number, _as_tensor=_as_tensor,
+               _NP_ALIASES=_NUMPY_ALIASES, _np_kwargs=_numpy_kwargs)
     return src, env
 
 

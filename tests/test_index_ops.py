@@ -141,7 +141,7 @@ def test_index_fill_against_numpy(case):
 @given(along_case(), st.sampled_from(["prod", "mean", "amax", "amin"]), st.booleans())
 def test_index_reduce_against_numpy(case, reduce, include_self):
     dtype, x, dim, idx, src, layout, ilayout = case
-    if (reduce in ("amax", "amin") and dtype.kind == "c") or (reduce == "mean" and dtype.kind == "b"):
+    if dtype.kind in "cb":
         if True:  # torch's dtype dispatch runs even when there is nothing to do
             with pytest.raises(NotImplementedError):
                 jt(x).index_reduce(dim, jt(idx), jt(src), reduce)

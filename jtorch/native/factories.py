@@ -361,10 +361,20 @@ def eye_m_out_kernel(n: int, m: int, *, out: Tensor) -> Tensor:
 _WRAP_DTYPES = {bool: _dt.bool, int: _dt.int64, float: _dt.float64, complex: _dt.complex128}
 
 
+def numpy_scalar_value(x: np.generic) -> Any:
+    """The Python number PythonArgParser's scalar_slow makes of a NumPy scalar: a NumPy integer
+    unpacks as an int, but np.bool_ and np.complex64 (neither a Python bool nor a Python complex)
+    unpack as a double, as in torch 2.13 (`int_tensor + np.bool_(True)` is float32; the complex64's
+    imaginary part is dropped with NumPy's ComplexWarning)."""
+    if isinstance(x, np.bool_) or (isinstance(x, np.complexfloating) and not isinstance(x, complex)):
+        return float(x)
+    return x.item()
+
+
 def wrapped_scalar_tensor(x: Any) -> Tensor:
     """A Python number as a 0-dim CPU tensor that type promotion treats as a Python scalar."""
     if isinstance(x, np.generic):
-        x = x.item()
+        x = numpy_scalar_value(x)
     dtype = _WRAP_DTYPES[type(x)] if type(x) in _WRAP_DTYPES else _WRAP_DTYPES[
         bool if isinstance(x, bool) else int if isinstance(x, int) else float if isinstance(x, float) else complex]
     t = Tensor._make(CPUStorage(np.array([x], dtype=dtype.numpy)), (), (), 0, dtype, CPU)

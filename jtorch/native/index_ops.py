@@ -49,6 +49,16 @@ def _shape_vec(size: tuple) -> str:
 
 
 # ---- index_select ---------------------------------------------------------------------------------
+def _select_range_error(self: Tensor, dim: int, n: int, size: tuple, out: "Tensor | None") -> Any:
+    """index_select_out_cpu_'s text for a bad index depends on its path: an empty self of 2+ dims and
+    the dim-1 fast path (a contiguous result; a resized out is contiguous) run caffe2's range check
+    (RuntimeError), every other path TORCH_CHECK_INDEX (IndexError)."""
+    if len(self._size) > 1 and (self.numel() == 0 or (dim == 1 and (
+            out is None or out._size != size or is_contiguous(out._size, out._stride)))):
+        return lambda v: RuntimeError(f"INDICES element is out of DATA bounds, id={v} axis_dim={n}")
+    return _index_range_error
+
+
 index_select = declare("index_select(Tensor self, int dim, Tensor index) -> Tensor", variants="function, method")
 index_select_out = declare("index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)")
 
@@ -73,7 +83,9 @@ def _index_select(self: Tensor, dim: int, index: Tensor, out: "Tensor | None") -
         size[dim] = numel
     size = tuple(size)
     n = nsize(self, dim)
-    check_index_values(index, 0, n, _index_range_error)
+    if len(self._size) > 1 and numel and self.numel() == 0 and n <= 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    check_index_values(index, 0, n, _select_range_error(self, dim, n, size, out))
     if out is None:
         out = allocate(size, None, self.dtype, self._device)
     else:
@@ -185,20 +197,25 @@ def _index_reduce_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     if reduce not in _REDUCES:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     _index_func_meta(ctx, self, wrap_dim(extras["dim"], len(self._size)), index, source, "index_reduce")
-    if self._device.type != "meta":  # the kernel's dtype dispatch (it runs even with nothing to do)
-        if reduce == "mean" and self.dtype is _dt.bool:
-            raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
-        if reduce in ("amax", "amin") and self.dtype.is_complex:
-            raise NotImplementedError(f"\"{'maximum' if reduce == 'amax' else 'minimum'}_cpu\" not implemented for "
-                                      f"'{_name(self.dtype)}'")
+    if self._device.type != "meta":  # the CPU/CUDA kernel's first lines (the impl is skipped when empty)
+        _index_reduce_kernel_checks(self.dtype, extras["include_self"])
+
+
+def _index_reduce_kernel_checks(dtype: _dt.dtype, include_self: bool) -> None:
+    """index_reduce_cpu_out's beta warning, then its dtype dispatch (AT_DISPATCH_ALL_TYPES_AND2(Half,
+    BFloat16): no bool, no complex), which runs even with nothing to do."""
+    global _warned_beta
+    if not _warned_beta:  # TORCH_WARN_ONCE
+        _warned_beta = True
+        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning,
+                      stacklevel=user_stacklevel())
+    if dtype is _dt.bool or dtype.is_complex:
+        kernel = "index_func_" if include_self else "index_reduce_func_exclude_input_init"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(dtype)}'")
 
 
 def _index_reduce_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
-    global _warned_beta
     self, index, source = tensors
-    if not _warned_beta:  # TORCH_WARN_ONCE
-        _warned_beta = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=user_stacklevel())
     dim = wrap_dim(extras["dim"], len(self._size))
     reduce, include_self = extras["reduce"], extras["include_self"]
     n = nsize(self, dim)
@@ -300,6 +317,8 @@ def index_fill__scalar(self: Tensor, dim: int, index: Tensor, value: Any) -> Ten
         warnings.warn("Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
                       "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
                       "tensor", UserWarning, stacklevel=user_stacklevel())
+    if not self.dtype.is_complex and isinstance(value, complex):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     dim = wrap_dim(dim, max(len(self._size), 1))
     if len(index._size) > 1:
         raise RuntimeError("Index has to be a vector/scalar")

@@ -243,6 +243,7 @@ def _declare_stack(name: str, inputs: Any) -> None:
 
 _declare_stack("hstack", _hstack_inputs)
 _declare_stack("vstack", _vstack_inputs)
+_declare_stack("row_stack", _vstack_inputs)  # alias of vstack (at::vstack: its texts)
 _declare_stack("dstack", _dstack_inputs)
 _declare_stack("column_stack", _column_stack_inputs)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..warn import user_stacklevel
 from .. import dtypes as _dt
+from .._enums import contiguous_format
 from ..backends import backend
 from ..kernels import scalar_index as M
 from ..memory_overlap import _YES, assert_no_internal_overlap, assert_no_partial_overlap, has_internal_overlap
@@ -109,7 +110,7 @@ def masked_fill_scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     m, s = _expand_outplace(mask, self)
     if mask.dtype is not _dt.bool or self._device.type == "meta" or not is_contiguous(s._size, s._stride) \
             or has_internal_overlap(s) == _YES:
-        return masked_fill__Scalar.op(_op("clone").__call__(s), m, value)
+        return masked_fill__Scalar.op(_op("clone").__call__(s, memory_format=contiguous_format), m, value)
     v = checked_scalar(self.dtype, value)
     it = TensorIterator(0, ())
     it.build_op(_MASKED_FILL_OUT, None, s, m)
@@ -122,7 +123,7 @@ def masked_fill_scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
 @masked_fill_Tensor.impl("CompositeImplicitAutograd")
 def masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     m, s = _expand_outplace(mask, self)
-    return masked_fill__Tensor.op(_op("clone").__call__(s), m, value)
+    return masked_fill__Tensor.op(_op("clone").__call__(s, memory_format=contiguous_format), m, value)
 
 
 # ---- nonzero, argwhere, where(condition) -------------------------------------------------------------
@@ -139,15 +140,24 @@ def _coordinates(t: Tensor) -> Any:
 def _nonzero_into(self: Tensor, out: "Tensor | None") -> Tensor:
     coords = _coordinates(self)
     shape = (coords.shape[0], len(self._size))
+    # a new (or resized) result is Fortran-ordered, as PyTorch's (gh-46224): strides (1, N), so each
+    # tensor of as_tuple=True (unbind(1)) is contiguous
+    fortran = (1, shape[0])
     if out is None:
-        out = allocate(shape, None, _dt.int64, self._device)
+        out = allocate(shape, fortran, _dt.int64, self._device)
     else:
         if out.dtype is not _dt.int64:
             raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
                                f"{SCALAR_TYPE_NAME[out.dtype]}")
-        resize_output(out, shape)
+        assert_no_internal_overlap(out)
+        assert_no_overlap(out, self)
+        resize_output(out, shape, fortran)
     if coords.size:
-        copy_from_host(out, coords)
+        if out._stride == fortran:  # write the (ndim, N) transpose, which is contiguous
+            copy_from_host(Tensor._make(out._storage, shape[::-1], (shape[0], 1), out._offset, out.dtype,
+                                        out._device), coords.T)
+        else:
+            copy_from_host(out, coords)
     return out
 
 
@@ -254,7 +264,7 @@ def masked_scatter__kernel(self: Tensor, mask: Tensor, source: Tensor) -> Tensor
 @masked_scatter.impl("CompositeImplicitAutograd")
 def masked_scatter_kernel(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     m, s = _expand_outplace(mask, self)
-    return masked_scatter_.op(_op("clone").__call__(s), m, source)
+    return masked_scatter_.op(_op("clone").__call__(s, memory_format=contiguous_format), m, source)
 
 
 Tensor.nonzero = nonzero  # the as_tuple keyword is the Python binding's (torch's is hand-written too)

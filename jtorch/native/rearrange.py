@@ -99,8 +99,8 @@ def _repeat_interleave_indices(repeats: Tensor, output_size: "int | None", dtype
     dtype = dtype or repeats.dtype
     r = host_values(repeats).astype(np.int64) if repeats._device.type != "meta" else None
     if r is None:  # the values decide the size: meta tensors know it only from output_size
-        if output_size is None:
-            raise NotImplementedError("aten::repeat_interleave.Tensor: meta tensors need output_size")
+        if output_size is None:  # torch's meta registration (meta_repeat_interleave_Tensor)
+            raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
         return allocate((output_size,), None, dtype, repeats._device)
     if (r < 0).any():
         raise RuntimeError("repeats can not be negative")
@@ -148,12 +148,21 @@ def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: "int | Non
            "-> Tensor")
 def repeat_interleave_self_int(self: Tensor, repeats: int, dim: "int | None" = None, *,
                                output_size: "int | None" = None) -> Tensor:
+    """Repeat.cpp's repeat_interleave_symint: each slice along dim repeated through a broadcast
+    dim after it (unsqueeze, expand, contiguous clone, flatten), so no index tensor and no data are
+    needed (meta tensors work); dim 0 of a 0-dim self is out of range for the unsqueeze."""
+    x = self if dim is not None else aten("flatten.using_ints")(self)
+    d = wrap_dim(dim if dim is not None else 0, len(self._size))
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
-    from .tensor_new import tensor as _tensor
-
-    r = _tensor(repeats, dtype=_dt.int64, device=self._device)  # on self's device (not the default)
-    return repeat_interleave_self_tensor(self, r, dim, output_size=output_size)
+    x = aten("unsqueeze")(x, d + 1)
+    shape = list(x._size)
+    shape[d + 1] = repeats
+    x = aten("expand")(x, shape)
+    if output_size is not None and output_size != repeats * shape[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {repeats * shape[d]} but got "
+                           f"{output_size}")
+    return aten("flatten.using_ints")(aten("clone")(x, memory_format=contiguous_format), d, d + 1)
 
 
 # ---- flip, fliplr, flipud, roll, rot90 ---------------------------------------------------------------
@@ -245,8 +254,8 @@ def rot90(self: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     if n < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
     d0, d1 = wrap_dim(dims[0], n), wrap_dim(dims[1], n)
-    if d0 == d1:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    if d0 == d1:  # the message names the dims as given
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     k %= 4
     if k == 1:
         return _transposed(aten("flip")(self, [d1]), d0, d1)

@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 from .. import dtypes as _dt
-from ..geometry import shape_str, wrap_dim
+from ..geometry import contiguous_strides, shape_str, wrap_dim
 from ..promotion import result_type
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import TYPE_META_NAME, MetaBase, allocate, copy_into, resize_output
@@ -47,12 +47,20 @@ def _check_isin_dtype(dtype: _dt.dtype) -> None:
         raise RuntimeError(f"Unsupported input type encountered for isin(): {SCALAR_TYPE_NAME[dtype]}")
 
 
+def _scalar_type(value: Any) -> _dt.dtype:
+    """Scalar::type(): a Python bool is Bool, an int Long, a float Double, a complex ComplexDouble."""
+    return (_dt.bool if isinstance(value, bool) else _dt.int64 if isinstance(value, int) else
+            _dt.complex128 if isinstance(value, complex) else _dt.float64)
+
+
 def _isin_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     elements = tensors[0]
     test = tensors[1] if len(tensors) > 1 else None
     _check_isin_dtype(elements.dtype)
     if test is not None:
         _check_isin_dtype(test.dtype)
+    else:  # isin.Tensor_Scalar: the scalar's own type is checked too
+        _check_isin_dtype(_scalar_type(extras["test_element"]))
     ctx.set_output_raw_strided(0, elements._size, None, _dt.bool, elements._device)
 
 
@@ -89,6 +97,7 @@ isin_ts = structured(
 
 def _isin_st_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     (test,) = tensors
+    _check_isin_dtype(_scalar_type(extras["element"]))
     _check_isin_dtype(test.dtype)
     ctx.set_output_raw_strided(0, (), None, _dt.bool, test._device)
 
@@ -262,10 +271,8 @@ def _histc(self: Tensor, bins: int, min: Any, max: Any, out: "Tensor | None") ->
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if out is None:
         out = allocate((bins,), None, self.dtype, self._device)
-    else:  # hist.resize_: no deprecation warning
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            resize_output(out, (bins,))
+    else:  # histogramdd_prepare_out: at::native::resize_output, so torch's deprecation warning
+        resize_output(out, (bins,))
     if self._device.type == "meta":
         return out
     lo, hi = float(min), float(max)
@@ -277,8 +284,8 @@ def _histc(self: Tensor, bins: int, min: Any, max: Any, out: "Tensor | None") ->
         raise RuntimeError(f"torch.histc: range of [{_fmt(lo)}, {_fmt(hi)}] is not finite")
     if not lo < hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if not self.dtype.is_floating_point:
-        raise not_implemented("histogram_cpu", self.dtype)
+    if not self.dtype.is_floating_point:  # a bool input fails earlier, at the bin edges' linspace
+        raise not_implemented("linspace_cpu" if self.dtype is _dt.bool else "histogram_cpu", self.dtype)
     _stub(self)("histc", self, lo, hi, out)
     return out
 
@@ -296,11 +303,13 @@ def _unique_impl(self: Tensor, sorted: bool, return_inverse: bool, return_counts
                  consecutive: bool) -> tuple:
     """The three results of _unique2 / unique_dim / unique_consecutive: values, inverse and
     counts (empty when not asked for)."""
+    # unique_consecutive runs the flat kernel ("unique") only without dim or with dim 0 of a 1-D tensor
+    flat = dim is None or (consecutive and dim == 0 and self.dim() == 1)
     if self.dtype.is_complex:
-        raise not_implemented("unique_dim" if dim is not None and not consecutive else "unique", self.dtype)
+        raise not_implemented("unique" if flat else "unique_dim", self.dtype)
     dev = self._device
     if dim is not None:
-        dim = wrap_dim(dim, self.dim())
+        dim = wrap_dim(dim, self.dim(), wrap_scalar=False)  # self.size(dim): a 0-dim tensor has none
         if self.numel() == 0:
             if self._size[dim] != 0 if self.dim() else True:
                 raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
@@ -311,7 +320,12 @@ def _unique_impl(self: Tensor, sorted: bool, return_inverse: bool, return_counts
     outs = [None, allocate((0,), None, _dt.int64, dev), allocate((0,), None, _dt.int64, dev)]
 
     def alloc(i: int, shape: tuple) -> Tensor:
-        outs[i] = allocate(tuple(shape), None, self.dtype if i == 0 else _dt.int64, dev)
+        shape = tuple(shape)
+        stride = None
+        if i == 0 and dim is not None and not flat:  # unique_dim: the slices' rows, then moveaxis(0, dim)
+            moved = contiguous_strides((shape[dim],) + shape[:dim] + shape[dim + 1:])
+            stride = moved[1:dim + 1] + (moved[0],) + moved[dim + 1:]
+        outs[i] = allocate(shape, stride, self.dtype if i == 0 else _dt.int64, dev)
         return outs[i]
 
     _stub(self)("unique", self, sorted, return_inverse, return_counts, dim, consecutive, alloc)

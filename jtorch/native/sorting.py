@@ -9,6 +9,7 @@ both directions.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .. import dtypes as _dt
@@ -168,19 +169,43 @@ topk = structured(
 
 
 # ---- kthvalue, mode: (values, indices) reduced along one dim -----------------------------------
-def _reduced_outputs(self: Tensor, dim: int, keepdim: bool, values: "Tensor | None", indices: "Tensor | None"
-                     ) -> tuple:
-    """_reduction_with_indices_allocate_or_resize_output (its checks are the caller's)."""
+def _reduced_outputs(self: Tensor, dim: int, keepdim: bool, values: "Tensor | None", indices: "Tensor | None",
+                     resize: str = "kthvalue") -> tuple:
+    """Allocate the (values, indices) results, or resize the given ones the way `resize` names:
+    "kthvalue" (_reduction_with_indices_allocate_or_resize_output), "mode" (the CPU kernel's
+    compare_base_kernel_core and mode_out's special cases) or "plain" (resize_output to the result's
+    shape: the meta registration's out_wrapper)."""
     shape = reduction_shape(self, dim, keepdim)
     if values is None:
         values = allocate(shape, None, self.dtype, self._device)
     else:
-        resize_output(values, shape)
+        _resize_reduced(values, self, dim, keepdim, shape, resize)
     if indices is None:
         indices = allocate(shape, None, _dt.int64, self._device)
     else:
-        resize_output(indices, shape)
+        _resize_reduced(indices, self, dim, keepdim, shape, resize)
     return values, indices
+
+
+def _resize_reduced(out: Tensor, self: Tensor, dim: int, keepdim: bool, shape: tuple, resize: str) -> None:
+    """Without keepdim, PyTorch unsqueezes a passed out at dim (kthvalue: when it has one dim fewer
+    than self; mode: when it has at least dim dims), resizes it to the shape with dim kept (so the
+    deprecation warning names those shapes, and an out of that shape is not resized) and squeezes dim
+    at the end. mode resizes a 0-dim self's outs with resize_ (no warning) and an empty self's to the
+    result's shape."""
+    if resize == "mode" and not self._size:
+        with warnings.catch_warnings():  # _dimreduce_return_trivial_no_ident: result.resize_({})
+            warnings.simplefilter("ignore")
+            resize_output(out, ())
+        return
+    if resize == "plain" or (resize == "mode" and self.numel() == 0) or keepdim or not self._size:
+        resize_output(out, shape)
+        return
+    if len(out._size) == len(self._size) - 1 if resize == "kthvalue" else len(out._size) >= dim:
+        st = out._stride[dim] * out._size[dim] if dim < len(out._size) else 1  # unsqueeze_(dim)
+        out._size, out._stride = out._size[:dim] + (1,) + out._size[dim:], out._stride[:dim] + (st,) + out._stride[dim:]
+    resize_output(out, shape[:dim] + (1,) + shape[dim:])
+    out._size, out._stride = shape, out._stride[:dim] + out._stride[dim + 1:]  # squeeze_(dim)
 
 
 def _kthvalue(self: Tensor, k: int, dim: int, keepdim: bool, values: "Tensor | None",
@@ -233,6 +258,8 @@ _LEGACY = {_dt.float32: "Float", _dt.float64: "Double", _dt.float16: "Half", _dt
 
 
 def _mode(self: Tensor, dim: int, keepdim: bool, values: "Tensor | None", indices: "Tensor | None") -> tuple:
+    if self._device.type == "meta":  # torch's meta registration (meta_median_mode_dim): shapes only
+        return _reduced_outputs(self, wrap_dim(dim, self.dim()), keepdim, values, indices, "plain")
     if self._device.type not in ("cpu", "cuda"):
         raise RuntimeError(f"mode only supports CPU AND CUDA device type, got: {self._device.type}")
     d = wrap_dim(dim, self.dim())
@@ -242,7 +269,7 @@ def _mode(self: Tensor, dim: int, keepdim: bool, values: "Tensor | None", indice
     if indices is not None and indices.dtype is not _dt.int64:
         raise RuntimeError(f"expected scalar type 'Long' but got '{_LEGACY[indices.dtype]}' for indices output")
     zero_numel_check_dims(self, d, "mode()")
-    values, indices = _reduced_outputs(self, d, keepdim, values, indices)
+    values, indices = _reduced_outputs(self, d, keepdim, values, indices, "mode")
     if self.dtype.is_complex:
         raise not_implemented("mode_cpu", self.dtype)
     if values.numel():
