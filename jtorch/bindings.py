@@ -94,7 +94,8 @@ def _signature(nf: NativeFunction, out_nf: NativeFunction | None, method: bool) 
     if out_nf is not None:
         params.append(Param("out", None, True, True, None, sum(a.is_out for a in out_nf.func.arguments)))
     names = {a.name for a in nf.func.arguments}
-    if not method and all(n in names for n in _TENSOR_OPTIONS):  # a factory: the Python-only requires_grad=
+    # a factory (functions, and the new_* methods): the Python-only requires_grad=
+    if (not method or nf.binding_name.startswith("new_")) and all(n in names for n in _TENSOR_OPTIONS):
         params.append(Param("requires_grad", _REQUIRES_GRAD, True, True, False))
     return Signature(nf, out_nf, method, tuple(params))
 
@@ -543,7 +544,7 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
         if sig.out_nf is not None:
             lines.append(f"        if out is not None: return {wrap_out}({_call_expr(sig, f'_opout{i}', True, i)})")
         if sig.params and sig.params[-1].arg is _REQUIRES_GRAD:  # as torch's factory bindings: set it on the result
-            lines.append(f"        if requires_grad: return ({_call_expr(sig, f'_op{i}', False, i)}).requires_grad_()")
+            lines.append(f"        if requires_grad: return _set_requires_grad({_call_expr(sig, f'_op{i}', False, i)})")
         lines.append(f"        return {wrap}({_call_expr(sig, f'_op{i}', False, i)})")
     if dunder:
         if name == "__eq__":  # torch's Tensor.__eq__, alone among the operators, takes a NumPy array as a tensor
@@ -559,8 +560,16 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
     env.update(_Tensor=Tensor, _Mismatch=_Mismatch, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _scalar=_scalar,
                _int=_int, _int_list=_int_list, _to_dtype=_to_dtype, _to_device=_to_device, _dtype=_dt.dtype,
                np=np, _sigs=sigs, _no_match=no_match, _wrap=_wrap_number, _as_tensor=_as_tensor,
+               _set_requires_grad=_set_requires_grad,
                _NP_ALIASES=_NUMPY_ALIASES, _np_kwargs=_numpy_kwargs)
     return src, env
+
+
+def _set_requires_grad(t: Any) -> Any:
+    """A factory's requires_grad=True (torch's set_requires_grad, with its own text)."""
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return t.requires_grad_()
 
 
 def _as_tensor(a: Any) -> Any:

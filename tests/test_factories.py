@@ -476,6 +476,46 @@ def test_tensor_requires_grad():
         jtorch.tensor([1, 2], requires_grad=True)
 
 
+_GRAD_FACTORIES = [
+    "torch.zeros(2, 3, {kw})", "torch.ones(2, {kw})", "torch.empty(2, {kw})", "torch.full((2,), 1.5, {kw})",
+    "torch.full((2,), 1, {kw})", "torch.eye(2, {kw})", "torch.arange(3.0, {kw})", "torch.arange(3, {kw})",
+    "torch.linspace(0, 1, 5, {kw})", "torch.rand(2, {kw})", "torch.randn(2, {kw})", "torch.zeros_like(x, {kw})",
+    "torch.ones_like(x, {kw})", "torch.empty_like(x, {kw})", "torch.full_like(x, 2.0, {kw})",
+    "torch.rand_like(x, {kw})", "torch.randn_like(x, {kw})", "torch.scalar_tensor(1.5, {kw})",
+    "torch.empty_strided((2,), (1,), {kw})", "x.new_zeros(2, {kw})", "x.new_ones((2, 1), {kw})",
+    "x.new_empty(2, {kw})", "x.new_full((2,), 3.0, {kw})", "x.new_empty_strided((2,), (1,), {kw})",
+    "x.new_tensor([1.0], {kw})", "i.new_zeros(2, {kw})", "torch.ones(2, dtype=torch.int64, {kw})",
+    "torch.zeros(2, dtype=torch.complex64, {kw})", "torch.randint(3, (2,), {kw})",
+]
+
+
+@pytest.mark.parametrize("src", _GRAD_FACTORIES)
+def test_every_factory_takes_requires_grad(src):
+    """requires_grad= on every factory and new_* method, as torch's: set on the result (a leaf), or
+    refused for integer dtypes with the factory's own text (not requires_grad_()'s)."""
+    def run(mod):
+        env = {"torch": mod, "x": mod.ones(2, dtype=mod.float64), "i": mod.ones(2, dtype=mod.int32)}
+        out = []
+        for kw in ("requires_grad=True", "requires_grad=False"):
+            try:
+                t = eval(src.format(kw=kw), env)
+                out.append((t.requires_grad, t.is_leaf, t.grad_fn is None, str(t.dtype).split(".")[-1]))
+            except RuntimeError as e:
+                out.append(("RuntimeError", str(e)))
+        return out
+
+    got = run(jtorch)
+    if got[0][0] == "RuntimeError":
+        assert got[0][1] == "Only Tensors of floating point and complex dtype can require gradients"
+    else:
+        assert got[0][:3] == (True, True, True) and got[1][:3] == (False, True, True)
+    try:
+        import torch
+    except ImportError:
+        return
+    assert got == run(torch)
+
+
 def test_tensor_errors():
     with pytest.raises(ValueError, match=r"^expected sequence of length 2 at dim 1 \(got 3\)$"):
         jtorch.tensor([[1, 2], [3, 4, 5]])
