@@ -508,19 +508,25 @@ def test_gradcheck_without_differentiable_outputs_and_inputs():
                                         "of them have requires_grad=True."))
 
 
+def _drifting(T):
+    """A Function whose backward adds a little more at each call: not reentrant."""
+    calls = []
+
+    class Nd(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append(1)
+            return g * 2 + len(calls) * 1e-3
+    return Nd
+
+
 def test_gradcheck_reports_a_backward_that_is_not_reentrant():
     def case(T):
-        calls = []
-
-        class Nd(T.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 2
-
-            @staticmethod
-            def backward(ctx, g):
-                calls.append(1)
-                return g * 2 + len(calls) * 1e-3
+        Nd = _drifting(T)
         assert T.autograd.gradcheck(Nd.apply, (leaf(T),), raise_exception=False) is False  # not reentrant
         T.autograd.gradcheck(Nd.apply, (leaf(T),), nondet_tol=1.0, atol=1.0)  # then its grad at zero grad_output
     check(case, (False, "GradcheckError", "backward not multiplied by grad_output"))
@@ -528,18 +534,7 @@ def test_gradcheck_reports_a_backward_that_is_not_reentrant():
                                            "and grad_output multiple times gives different values, although "
                                            "analytical gradient matches numerical gradient.The tolerance for "
                                            "nondeterminism was 0.0.\n\nNOTE: If your op relies on"):
-        calls = []
-
-        class Nd(jtorch.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return x * 2
-
-            @staticmethod
-            def backward(ctx, g):
-                calls.append(1)
-                return g * 2 + len(calls) * 1e-3
-        jtorch.autograd.gradcheck(Nd.apply, (leaf(jtorch),))
+        jtorch.autograd.gradcheck(_drifting(jtorch).apply, (leaf(jtorch),))
 
 
 # ---- profiler ---------------------------------------------------------------------------------------

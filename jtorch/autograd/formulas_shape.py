@@ -8,7 +8,7 @@ differentiable too.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..dtypes import int64 as _int64
 from ..geometry import infer_size, wrap_dim
@@ -193,74 +193,59 @@ def value_selecting_reduction_backward(grad: Any, dim: int, indices: Any, sizes:
     return grad.new_zeros(sizes).scatter(dim, indices, grad)
 
 
-def scatter_reduce_backward(grad: Any, self: Any, dim: int, index: Any, src: Any, reduce: str,
-                            include_self: bool, result: Any) -> tuple:
+def _reduce_backward(grad: Any, self: Any, src: Any, reduce: str, include_self: bool, result: Any,
+                     add: Callable, take: Callable, clear: Callable, prod_into: Callable) -> tuple:
+    """The gradients of a reduction of src into self along an index (scatter_reduce's, and
+    index_reduce's along one dim): add(t, s) sums s into t at the index, take(t) reads t at it,
+    clear(t) zeroes t there, prod_into(t, s) is the forward prod reduction of s into t."""
     if reduce == "sum":
-        grad_self, grad_src = grad, grad.gather(dim, index)
+        grad_self, grad_src = grad, take(grad)
     elif reduce == "mean":
         n = grad.new_ones(tuple(grad.shape)) if include_self else grad.new_zeros(tuple(grad.shape))
-        n = n.scatter_add(dim, index, src.new_ones(tuple(src.shape)))
+        n = add(n, src.new_ones(tuple(src.shape)).to(grad.dtype))
         n = n.masked_fill(n == 0, 1)
-        grad_self, grad_src = grad / n, grad.gather(dim, index) / n.gather(dim, index)
+        grad_self, grad_src = grad / n, take(grad) / take(n)
     elif reduce in ("amax", "amin"):
         # ties share the gradient evenly
-        value = result.gather(dim, index)
+        value = take(result)
         self_is = (self == result).to(self.dtype)
         src_is = (src == value).to(self.dtype)
-        dist = grad / self_is.scatter_add(dim, index, src_is)
-        grad_self, grad_src = self_is * dist, src_is * dist.gather(dim, index)
-    elif reduce == "prod":
-        # exclusive products, computed without dividing by zeros
+        dist = grad / add(self_is, src_is)
+        grad_self, grad_src = self_is * dist, src_is * take(dist)
+    else:  # prod: exclusive products, computed without dividing by zeros
         masked_self = self.masked_fill(self == 0, 1)
-        grad_self = grad * masked_self.scatter_reduce(dim, index, src, "prod", include_self=include_self) / masked_self
+        grad_self = grad * prod_into(masked_self, src) / masked_self
         src_zero = src == 0
-        zeros_at = self.new_zeros(tuple(self.shape)).scatter_add(dim, index, src_zero.to(self.dtype))
-        single_zero = src_zero.logical_and(zeros_at.gather(dim, index) == 1)
-        masked_src = src.masked_fill(single_zero, 1)
-        masked_src_result = self.scatter_reduce(dim, index, masked_src, "prod", include_self=include_self)
-        grad_src = (grad * masked_src_result).gather(dim, index).where(
-            single_zero, (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
-    else:
+        zeros_at = add(self.new_zeros(tuple(self.shape)), src_zero.to(self.dtype))
+        single_zero = src_zero.logical_and(take(zeros_at) == 1)
+        masked_src_result = prod_into(self, src.masked_fill(single_zero, 1))
+        grad_src = take(grad * masked_src_result).where(single_zero, take(grad * result) / src.masked_fill(src_zero, 1))
+    if not include_self:
+        grad_self = clear(grad_self)
+    return grad_self, grad_src
+
+
+def scatter_reduce_backward(grad: Any, self: Any, dim: int, index: Any, src: Any, reduce: str,
+                            include_self: bool, result: Any) -> tuple:
+    if reduce not in ("sum", "mean", "amax", "amin", "prod"):
         raise RuntimeError(f"Expected 'reduce' argument to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got "
                            f"{reduce}.")
-    if not include_self:
-        grad_self = grad_self.scatter(dim, index, 0)
-    return grad_self, grad_src
+    return _reduce_backward(grad, self, src, reduce, include_self, result,
+                            lambda t, s: t.scatter_add(dim, index, s), lambda t: t.gather(dim, index),
+                            lambda t: t.scatter(dim, index, 0),
+                            lambda t, s: t.scatter_reduce(dim, index, s, "prod", include_self=include_self))
 
 
 def index_reduce_backward(grad: Any, self: Any, dim: int, index: Any, source: Any, reduce: str,
                           include_self: bool, result: Any) -> tuple:
-    """scatter_reduce_backward's rules along one dim: index_add / index_select / index_fill in the
-    places of scatter_add / gather / scatter (torch's index_reduce_backward)."""
-    if reduce == "prod":
-        # exclusive products, computed without dividing by zeros
-        masked_self = self.masked_fill(self == 0, 1)
-        grad_self = grad * masked_self.index_reduce(dim, index, source, "prod", include_self=include_self) / masked_self
-        src_zero = source == 0
-        zeros_at = self.new_zeros(tuple(self.shape)).index_add(dim, index, src_zero.to(self.dtype))
-        single_zero = src_zero.logical_and(zeros_at.index_select(dim, index) == 1)
-        masked_src_result = self.index_reduce(dim, index, source.masked_fill(single_zero, 1), "prod",
-                                              include_self=include_self)
-        grad_src = (grad * masked_src_result).index_select(dim, index).where(
-            single_zero, (grad * result).index_select(dim, index) / source.masked_fill(src_zero, 1))
-    elif reduce == "mean":
-        n = grad.new_ones(tuple(grad.shape)) if include_self else grad.new_zeros(tuple(grad.shape))
-        n = n.index_add(dim, index, source.new_ones(tuple(source.shape)).to(grad.dtype))
-        n = n.masked_fill(n == 0, 1)
-        grad_self, grad_src = grad / n, grad.index_select(dim, index) / n.index_select(dim, index)
-    elif reduce in ("amax", "amin"):
-        # ties share the gradient evenly
-        value = result.index_select(dim, index)
-        self_is = (self == result).to(self.dtype)
-        src_is = (source == value).to(self.dtype)
-        dist = grad / self_is.index_add(dim, index, src_is)
-        grad_self, grad_src = self_is * dist, src_is * dist.index_select(dim, index)
-    else:
+    """torch's index_reduce_backward: scatter_reduce's rules along one dim."""
+    if reduce not in ("mean", "amax", "amin", "prod"):
         raise RuntimeError("Expected 'reduce' argument to be one of 'prod', 'amax', 'amin' or 'mean' for "
                            f"index_reduce but got {reduce}.")
-    if not include_self:
-        grad_self = grad_self.index_fill(dim, index, 0)
-    return grad_self, grad_src
+    return _reduce_backward(grad, self, source, reduce, include_self, result,
+                            lambda t, s: t.index_add(dim, index, s), lambda t: t.index_select(dim, index),
+                            lambda t: t.index_fill(dim, index, 0),
+                            lambda t, s: t.index_reduce(dim, index, s, "prod", include_self=include_self))
 
 
 def as_strided_backward(grad: Any, in_size: Sequence[int], in_stride: Sequence[int], in_off: int,
