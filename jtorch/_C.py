@@ -7,12 +7,26 @@ from .dispatcher import singleton
 from .keyset import DispatchKey, DispatchKeySet, after_ADInplaceOrView_keyset, after_autograd_keyset, parse_dispatch_key
 from .tls import (
     AutoDispatchBelowADInplaceOrView as _AutoDispatchBelowADInplaceOrView,
+)
+from .tls import (
     AutoDispatchBelowAutograd as _AutoDispatchBelowAutograd,
+)
+from .tls import (
     ExcludeDispatchKeyGuard as _ExcludeDispatchKeyGuard,
+)
+from .tls import (
     IncludeDispatchKeyGuard as _IncludeDispatchKeyGuard,
+)
+from .tls import (
     tls_is_dispatch_key_excluded as _dispatch_tls_is_dispatch_key_excluded,
+)
+from .tls import (
     tls_is_dispatch_key_included as _dispatch_tls_is_dispatch_key_included,
+)
+from .tls import (
     tls_local_exclude_set as _dispatch_tls_local_exclude_set,
+)
+from .tls import (
     tls_local_include_set as _dispatch_tls_local_include_set,
 )
 
@@ -45,7 +59,7 @@ def _dispatch_keys(t: Any) -> DispatchKeySet:
     return DispatchKeySet(raw=t._key_set)
 
 
-def _dispatch_has_kernel_for_dispatch_key(name: str, key: "str | DispatchKey") -> bool:
+def _dispatch_has_kernel_for_dispatch_key(name: str, key: str | DispatchKey) -> bool:
     """True if a kernel was registered directly at `key` (alias keys count as themselves)."""
     e = singleton.operators.get(name)
     if e is None:

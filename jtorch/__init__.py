@@ -5,39 +5,71 @@ Every operator call goes through a Python re-implementation of PyTorch's c10 dis
 declares the operators without registering them: an operator is registered with the dispatcher,
 and its bindings (`jtorch.add`, `Tensor.add`, `Tensor.__add__`) generated, on first use.
 """
-from . import _C, dispatcher, keyset, library, tls  # noqa: F401
+from . import (  # noqa: F401
+    _C,
+    _default_fallbacks,  # noqa: F401,E402  (registers PyTorch's start-up fallbacks)
+    dispatcher,
+    keyset,
+    library,
+    tls,
+)
 from ._ops import ops  # noqa: F401
-from . import _default_fallbacks  # noqa: F401,E402  (registers PyTorch's start-up fallbacks)
 from .kernels.cpu import backend as _cpu_backend  # noqa: E402
-
 from .kernels.cuda import backend as _cuda_backend  # noqa: E402
 
 _cpu_backend.register()  # the CPU backend's storage and stubs (nothing compiles until first use)
 _cuda_backend.register()  # the CUDA backend's: numba.cuda loads when the first CUDA tensor is made
 del _cpu_backend, _cuda_backend
 
-from . import dtypes as _dtypes_mod  # noqa: E402
-from .dtypes import (  # noqa: F401,E402
-    bool, cdouble, cfloat, complex64, complex128, double, dtype, finfo, float, float16, float32, float64,
-    get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long, set_default_dtype, short, uint8,
+from . import (
+    autograd,  # noqa: F401,E402
+    cuda,  # noqa: F401,E402
+    native,  # noqa: F401,E402
 )
-from .promotion import can_cast, promote_types, result_type  # noqa: F401,E402
-from ._enums import channels_last, contiguous_format, layout, memory_format, preserve_format, strided  # noqa: F401,E402
-from .device import device  # noqa: F401,E402
-from .tensor import Size, Tensor  # noqa: F401,E402
-from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
-from . import cuda  # noqa: F401,E402
-from .kernels.cpu.threads import get_num_threads, set_num_threads  # noqa: F401,E402
+from . import bindings as _bindings  # noqa: E402
+from . import dtypes as _dtypes_mod  # noqa: E402
 from ._dlpack import from_dlpack  # noqa: F401,E402
-from .native.tensor_new import tensor, as_tensor, from_numpy  # noqa: F401,E402
-from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401,E402,E501
-from . import native  # noqa: F401,E402
-from . import autograd  # noqa: F401,E402
+from ._enums import channels_last, contiguous_format, layout, memory_format, preserve_format, strided  # noqa: F401,E402
+from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled  # noqa: F401,E402,E501
 from .autograd.grad_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: F401,E402
-from .device import get_default_device, set_default_device  # noqa: F401,E402
+from .device import (  # noqa: F401,E402
+    device,  # noqa: F401,E402
+    get_default_device,
+    set_default_device,
+)
+from .dtypes import (  # noqa: F401,E402
+    bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    finfo,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    iinfo,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from .kernels.cpu.threads import get_num_threads, set_num_threads  # noqa: F401,E402
 from .native.masks import nonzero  # noqa: F401,E402  (as_tuple: a Python-level binding, as in torch)
-from . import bindings as _bindings  # noqa: E402
+from .native.tensor_new import as_tensor, from_numpy, tensor  # noqa: F401,E402
+from .promotion import can_cast, promote_types, result_type  # noqa: F401,E402
+from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401,E402,E501
+from .tensor import Size, Tensor  # noqa: F401,E402
 
 _bindings.install(globals(), Tensor)
 
@@ -63,8 +95,17 @@ def __dir__() -> list[str]:
 
 
 from . import linalg, return_types  # noqa: F401,E402
-from .functional import einsum, norm, tensordot, _tensor_norm  # noqa: F401,E402  (torch.functional's Python-level functions)
-from .functional import block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, meshgrid  # noqa: F401,E402
+from .functional import (  # noqa: F401,E402  (torch.functional's Python-level functions)  # noqa: F401,E402
+    _tensor_norm,
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    cartesian_prod,
+    einsum,
+    meshgrid,
+    norm,
+    tensordot,
+)
 
 Tensor.norm = _tensor_norm  # torch/_tensor.py's Python method, not a generated binding
 del _tensor_norm

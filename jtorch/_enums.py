@@ -30,6 +30,6 @@ strided = layout("strided")
 _BY_NAME = {m.name: m for m in (contiguous_format, channels_last, preserve_format)}
 
 
-def as_memory_format(m: "memory_format | str | None") -> memory_format | None:
+def as_memory_format(m: memory_format | str | None) -> memory_format | None:
     """Schema defaults spell memory formats as names ('contiguous_format')."""
     return _BY_NAME[m] if isinstance(m, str) else m

@@ -17,7 +17,7 @@ class OpOverload:
 
     __slots__ = ("_entry", "_packet", "__name__", "_overloadname", "__weakref__")
 
-    def __init__(self, entry: OperatorEntry, packet: "OpOverloadPacket") -> None:
+    def __init__(self, entry: OperatorEntry, packet: OpOverloadPacket) -> None:
         self._entry = entry
         self._packet = packet
         self._overloadname = entry.name.overload_name or "default"
@@ -39,7 +39,7 @@ class OpOverload:
         return str(self._entry.name)
 
     @property
-    def overloadpacket(self) -> "OpOverloadPacket":
+    def overloadpacket(self) -> OpOverloadPacket:
         return self._packet
 
     def _qualified(self) -> str:

@@ -15,8 +15,9 @@ can import it.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 # The stub kinds a backend may provide; a missing one makes the operators that need it raise
 # PyTorch's "not implemented" error on that backend.

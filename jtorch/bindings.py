@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import keyword
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -185,7 +186,7 @@ def _inner_check(t: Type, var: str, fail: str, allow_numbers: bool, pname: str) 
             return [f"{var} = _int_list({var}, None, {pname!r})"]
         if b == "Tensor":
             opt = t.elem.is_optional()
-            cond = f"(x is None or isinstance(x, _Tensor))" if opt else "isinstance(x, _Tensor)"
+            cond = "(x is None or isinstance(x, _Tensor))" if opt else "isinstance(x, _Tensor)"
             return [f"if not isinstance({var}, (list, tuple)) or not all({cond} for x in {var}): {fail}"]
         if b == "float":
             return [f"if not isinstance({var}, (list, tuple)): {fail}"]
@@ -330,7 +331,7 @@ def _tp_name(x: Any) -> str:
     return f"{t.__module__}.{t.__name__}"
 
 
-def _tensor_list_element(sigs: list[Signature], args: tuple, kwargs: dict) -> "TypeError | None":
+def _tensor_list_element(sigs: list[Signature], args: tuple, kwargs: dict) -> TypeError | None:
     """PythonArgParser checks a Tensor[] argument element by element and raises at the first element
     that is not a tensor (is_tensor_list_and_append_overloaded, throw_error), whatever the overloads."""
     from .tensor import Tensor
@@ -623,7 +624,7 @@ class _LazyBinding:
 
     __slots__ = ("owner", "name", "make")
 
-    def __init__(self, owner: type, name: str, make: Callable[[], "Callable | None"]) -> None:
+    def __init__(self, owner: type, name: str, make: Callable[[], Callable | None]) -> None:
         self.owner, self.name, self.make = owner, name, make
 
     def __get__(self, obj: Any, cls: type | None = None) -> Any:
@@ -637,7 +638,7 @@ class _LazyBinding:
         return fn if obj is None else fn.__get__(obj, cls)
 
 
-def _method(name: str) -> "Callable | None":
+def _method(name: str) -> Callable | None:
     sigs = signatures_for(name, method=True)
     return build(name, sigs, method=True) if sigs else None
 

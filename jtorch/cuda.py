@@ -8,7 +8,8 @@ simulator) `is_available()` is False and anything that needs the device raises t
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .device import _CudaIndex, device
 from .kernels.cuda import allocator, driver
@@ -88,7 +89,7 @@ class Stream:
     def synchronize(self) -> None:
         self._stream.synchronize()
 
-    def wait_stream(self, other: "Stream") -> None:
+    def wait_stream(self, other: Stream) -> None:
         other.synchronize()
 
     def query(self) -> bool:
@@ -116,7 +117,7 @@ _current: list = []
 
 
 @contextlib.contextmanager
-def stream(s: "Stream | None") -> Iterator[None]:
+def stream(s: Stream | None) -> Iterator[None]:
     """Queue the kernels launched inside the block on stream `s` (None: no change)."""
     if s is None:
         yield
@@ -136,7 +137,7 @@ class Event:
     def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> None:
         self._ev = driver.Event(enable_timing)
 
-    def record(self, stream: "Stream | None" = None) -> None:
+    def record(self, stream: Stream | None = None) -> None:
         if stream is None:
             self._ev.record()
         else:
@@ -149,7 +150,7 @@ class Event:
     def query(self) -> bool:
         return self._ev.query()
 
-    def elapsed_time(self, end_event: "Event") -> float:
+    def elapsed_time(self, end_event: Event) -> float:
         return self._ev.elapsed_time(end_event._ev)
 
 

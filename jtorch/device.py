@@ -17,7 +17,7 @@ class device:
     __slots__ = ("type", "index", "_key_set", "_backend")
     _cache: dict = {}
 
-    def __new__(cls, type_or_str: "str | device | int", index: int | None = None) -> "device":
+    def __new__(cls, type_or_str: str | device | int, index: int | None = None) -> device:
         key = (type_or_str, index)
         d = cls._cache.get(key) if isinstance(type_or_str, (str, int)) else None
         if d is not None:
@@ -40,7 +40,7 @@ class device:
                 "Expected one of cpu, cuda, meta, privateuseone device type at start of device string: " + str(type_or_str)
             )
         if idx is not None and idx < 0:
-            raise RuntimeError(f"Device index must not be negative")
+            raise RuntimeError("Device index must not be negative")
         self = object.__new__(cls)
         self.type, self.index = t, idx
         b = _TYPES[t]
@@ -66,7 +66,7 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
-    def __enter__(self) -> "device":
+    def __enter__(self) -> device:
         """`with jtorch.device("meta"):` factories without device= make tensors here inside the block."""
         st = _default.__dict__.setdefault("stack", [])
         st.append(_default.device)
@@ -84,7 +84,7 @@ META = device("meta")
 class _DefaultDevice(threading.local):
     # torch keeps its default device per thread (a TorchFunctionMode on the thread's mode stack);
     # None means the CPU, so factories test one attribute on their fast path.
-    device: "device | None" = None
+    device: device | None = None
     stack: list = []
 
 
@@ -96,14 +96,14 @@ def get_default_device() -> device:
     return _default.device or CPU
 
 
-def set_default_device(d: "str | device | int | None") -> None:
+def set_default_device(d: str | device | int | None) -> None:
     """torch.set_default_device: factories (and tensor()/as_tensor()) without device= use `d`;
     None restores the CPU. This thread only, as in torch."""
     dev = None if d is None else device(d)
     _default.device = None if dev is None or dev == CPU else dev
 
 
-def default_device_or_none() -> "device | None":
+def default_device_or_none() -> device | None:
     """The default device when it is not the CPU (what factory front ends inject as device=)."""
     return _default.device
 
@@ -113,7 +113,7 @@ class _CudaIndex:
     current = 0
 
 
-def as_device(d: "str | device | int | None") -> device:
+def as_device(d: str | device | int | None) -> device:
     """Normalise a device argument for a tensor; None means the CPU and "cuda" the current CUDA
     device (a CUDA tensor always has an index: `device='cuda:0'`)."""
     if d is None:

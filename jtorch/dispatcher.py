@@ -11,8 +11,9 @@ import os
 import sys
 import threading
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from . import tls
 from .keyset import (
@@ -218,7 +219,7 @@ class OperatorEntry:
         lst = self.kernels.get(k)
         return lst[0] if lst else None
 
-    def compute_entry(self, dispatcher: "Dispatcher", k: DispatchKey) -> tuple[AnnotatedKernel | None, str]:
+    def compute_entry(self, dispatcher: Dispatcher, k: DispatchKey) -> tuple[AnnotatedKernel | None, str]:
         # 1. a kernel registered directly at k
         kern = self._kernel_at(k)
         if kern is not None:
@@ -248,7 +249,7 @@ class OperatorEntry:
             return fb, "backend fallback"
         return None, "missing"
 
-    def update_entry(self, dispatcher: "Dispatcher", k: DispatchKey) -> None:
+    def update_entry(self, dispatcher: Dispatcher, k: DispatchKey) -> None:
         idx = table_index_for_key(k)
         kern, label = self.compute_entry(dispatcher, k)
         if kern is None:
@@ -272,7 +273,7 @@ class OperatorEntry:
                 base[b] = (base[b] & ~r) if has_fallthrough else (base[b] | r)
         self.nft_mask = base[0] if all(m == base[0] for m in base) else None
 
-    def update_table(self, dispatcher: "Dispatcher", k: DispatchKey) -> None:
+    def update_table(self, dispatcher: Dispatcher, k: DispatchKey) -> None:
         """Recompute only the table entries a registration at k can change (updateDispatchTable_)."""
         if k == DK.Undefined:
             self.update_entry(dispatcher, k)
@@ -285,7 +286,7 @@ class OperatorEntry:
         if fk == DK.Dense:  # a backend kernel changes what its Autograd key computes
             self.update_entry(dispatcher, get_autograd_key_from_backend(to_backend_component(k)))
 
-    def update_all(self, dispatcher: "Dispatcher") -> None:
+    def update_all(self, dispatcher: Dispatcher) -> None:
         for k in [DK.Undefined] + RUNTIME_KEYS[1:]:
             self.update_entry(dispatcher, k)
 
@@ -369,7 +370,7 @@ class _Operators(dict):
     """'ns::name.overload' -> OperatorEntry; looking up an operator that was declared lazily
     (Dispatcher.defer) registers it first, so lookups cannot tell the difference."""
 
-    def __init__(self, dispatcher: "Dispatcher") -> None:
+    def __init__(self, dispatcher: Dispatcher) -> None:
         super().__init__()
         self._pending = dispatcher._pending
         self._resolve = dispatcher.resolve
@@ -812,7 +813,7 @@ class _Depth(threading.local):
 
 
 _depth = _Depth()
-_observers: list["ObserverHandle"] = []
+_observers: list[ObserverHandle] = []
 _trace = os.environ.get("JTORCH_SHOW_DISPATCH_TRACE", "") not in ("", "0")
 _handle_classes: list[type] = []
 
@@ -898,7 +899,7 @@ class ObserverHandle:
             _observers.remove(self)
             _install()
 
-    def __enter__(self) -> "ObserverHandle":
+    def __enter__(self) -> ObserverHandle:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -6,7 +6,6 @@ Note: this module deliberately defines module-level names ``bool``, ``int`` and
 from __future__ import annotations
 
 import builtins
-from typing import Optional
 
 import numpy as np
 
@@ -66,17 +65,17 @@ class dtype:
     def __reduce__(self) -> str:
         return self.name
 
-    def __copy__(self) -> "dtype":
+    def __copy__(self) -> dtype:
         return self
 
-    def __deepcopy__(self, memo: dict) -> "dtype":
+    def __deepcopy__(self, memo: dict) -> dtype:
         return self
 
-    def to_real(self) -> "dtype":
+    def to_real(self) -> dtype:
         """complex64 -> float32, complex128 -> float64; other dtypes unchanged."""
         return self._real
 
-    def to_complex(self) -> "dtype":
+    def to_complex(self) -> dtype:
         """float32 -> complex64, float64 -> complex128; complex unchanged.
 
         float16 -> complex64 (torch gives complex32, which jtorch does not have).
@@ -181,7 +180,7 @@ class finfo:
 
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
-    def __init__(self, type: Optional[dtype] = None) -> None:
+    def __init__(self, type: dtype | None = None) -> None:
         if type is None:
             type = _default_dtype
         if not isinstance(type, dtype) or not (type.is_floating_point or type.is_complex):

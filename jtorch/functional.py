@@ -20,7 +20,7 @@ from ._ops import ops
 from .tensor import Tensor
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _vf(name: str) -> Any:
     """The generated binding (torch's _VF.<name>), made on first use like every binding."""
     return bindings.function_binding(name)
@@ -55,7 +55,7 @@ def einsum(*args: Any) -> Tensor:
     return _vf("einsum")(equation, operands)
 
 
-def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: "Tensor | None" = None) -> Tensor:
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
     """tensordot(a, b, dims=2, out=None) -> Tensor: contract a and b over dims (torch.tensordot)."""
     if not isinstance(dims, (tuple, list, Tensor, int)):
         raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
@@ -85,8 +85,8 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: "Tensor | None" = None) 
     return _vf("tensordot")(a, b, dims_a, dims_b, out=out)
 
 
-def norm(input: Tensor, p: "float | str | None" = "fro", dim: Any = None, keepdim: bool = False,
-         out: "Tensor | None" = None, dtype: Any = None) -> Tensor:
+def norm(input: Tensor, p: float | str | None = "fro", dim: Any = None, keepdim: bool = False,
+         out: Tensor | None = None, dtype: Any = None) -> Tensor:
     """torch.norm: 'fro' (over at most two dims) and numbers are vector norms (linalg.vector_norm);
     the matrix norms ('nuc', 'fro' over more dims) are not implemented in jtorch."""
     _dim = [dim] if isinstance(dim, int) else dim
@@ -102,7 +102,7 @@ def norm(input: Tensor, p: "float | str | None" = "fro", dim: Any = None, keepdi
     return ops.aten.linalg_vector_norm.out(input, _p, _dim, keepdim, dtype=dtype, out=out)
 
 
-def _tensor_norm(self: Tensor, p: "float | str | None" = "fro", dim: Any = None, keepdim: bool = False,
+def _tensor_norm(self: Tensor, p: float | str | None = "fro", dim: Any = None, keepdim: bool = False,
                  dtype: Any = None) -> Tensor:
     """Tensor.norm (torch/_tensor.py): torch.norm of self."""
     return norm(self, p, dim, keepdim, dtype=dtype)
@@ -124,7 +124,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return _vf("cartesian_prod")(tensors)
 
 
-def meshgrid(*tensors: Any, indexing: "str | None" = None) -> tuple:
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
     """meshgrid(*tensors, indexing=None): grids of the inputs; warns (once) without indexing."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):  # the old one-list form
         tensors = tuple(tensors[0])

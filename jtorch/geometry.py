@@ -4,7 +4,7 @@ of jtorch, so tensors, views, the structured layer and kernels all share these.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 _CONTIGUOUS: dict[tuple, tuple] = {}
 
@@ -153,7 +153,7 @@ def wrap_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
     return dim + ndim if dim < 0 else dim
 
 
-def dim_list_to_mask(dims: "Sequence[int] | int | None", ndim: int) -> list[bool]:
+def dim_list_to_mask(dims: Sequence[int] | int | None, ndim: int) -> list[bool]:
     """at::dim_list_to_bitset / make_dim_mask: which dims a reduction reduces. None or an empty
     list reduce every dim ("dim={} performs an all-reduce, same as dim=None")."""
     if dims is None:
@@ -246,7 +246,7 @@ def coalesce_dimensions(shape: tuple, strides: list[list[int]]) -> tuple:
     return tuple(shape[: prev + 1])
 
 
-def scan_rows(size: tuple, dim: int, strides: "list[tuple[int, ...]]") -> "tuple[int, tuple, list[list[int]]]":
+def scan_rows(size: tuple, dim: int, strides: list[tuple[int, ...]]) -> tuple[int, tuple, list[list[int]]]:
     """The rows a scan along `dim` walks, for tensors of one `size` with the given strides:
     (row length, shape of the other dims reordered fastest-first and coalesced, each tensor's
     strides over that shape). A 0-dim or 1-dim tensor is one row."""

@@ -8,7 +8,7 @@ table entries) comes from the formulas, so adding a key is one line in an enum.
 from __future__ import annotations
 
 import enum
-from typing import Iterator
+from collections.abc import Iterator
 
 
 class BackendComponent(enum.IntEnum):
@@ -129,7 +129,7 @@ class DispatchKeySet(int):
 
     __slots__ = ()
 
-    def __new__(cls, keys: "DispatchKey | int | list | tuple | None" = None, *, raw: int | None = None):
+    def __new__(cls, keys: DispatchKey | int | list | tuple | None = None, *, raw: int | None = None):
         if raw is not None:
             return int.__new__(cls, raw)
         if keys is None:
@@ -147,17 +147,17 @@ class DispatchKeySet(int):
     def raw_repr(self) -> int:
         return int(self)
 
-    def __or__(self, other: int) -> "DispatchKeySet":
+    def __or__(self, other: int) -> DispatchKeySet:
         return DispatchKeySet(raw=int(self) | int(other))
 
     __ror__ = __or__
 
-    def __and__(self, other: int) -> "DispatchKeySet":
+    def __and__(self, other: int) -> DispatchKeySet:
         return DispatchKeySet(raw=int(self) & int(other))
 
     __rand__ = __and__
 
-    def __sub__(self, other: int) -> "DispatchKeySet":
+    def __sub__(self, other: int) -> DispatchKeySet:
         # PyTorch never removes backend bits with '-': {AutogradCPU} - {CPU} must keep CPU's bit.
         return DispatchKeySet(raw=int(self) & (FULL_BACKEND_MASK | ~int(other)))
 
@@ -178,10 +178,10 @@ class DispatchKeySet(int):
     def __contains__(self, k: DispatchKey) -> bool:
         return self.has(k)
 
-    def add(self, k: DispatchKey) -> "DispatchKeySet":
+    def add(self, k: DispatchKey) -> DispatchKeySet:
         return DispatchKeySet(raw=int(self) | key_repr(k))
 
-    def remove(self, k: DispatchKey) -> "DispatchKeySet":
+    def remove(self, k: DispatchKey) -> DispatchKeySet:
         # Only functionality bits go: removing AutogradCPU must not drop CPU from the set.
         return DispatchKeySet(raw=int(self) & ~(key_repr(k) & ~FULL_BACKEND_MASK))
 

@@ -6,7 +6,8 @@ RegistrationHandleRAII) so `_destroy()` restores the dispatcher exactly.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .dispatcher import fallthrough_kernel, make_kernel, registration_site, singleton
 from .keyset import DispatchKey, parse_dispatch_key

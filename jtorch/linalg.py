@@ -8,7 +8,7 @@ from .tensor import Tensor
 
 
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
-                out: "Tensor | None" = None) -> Tensor:
+                out: Tensor | None = None) -> Tensor:
     """linalg.vector_norm: sum(|x|**ord)**(1/ord) over `dim` (every dim when None); ord 0 counts
     non-zeros, inf / -inf take the largest / smallest |x|."""
     if isinstance(dim, int):

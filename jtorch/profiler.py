@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from .autograd import profiler as _ap
 from .autograd.profiler import EventList, record_function  # noqa: F401
@@ -67,7 +68,7 @@ class profile:
         self.profiler: _ap.profile | None = None
         self._recording = False
 
-    def __enter__(self) -> "profile":
+    def __enter__(self) -> profile:
         self.start()
         return self
 

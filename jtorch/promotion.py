@@ -133,7 +133,7 @@ def _not_number(op: object) -> TypeError:
     return TypeError(f"result_type(): expected a Tensor or a Number, but got {type(op).__name__}")
 
 
-def _result_type_codes(codes: "list[int] | tuple[int, ...]") -> dtype:
+def _result_type_codes(codes: list[int] | tuple[int, ...]) -> dtype:
     """update_result_type_state over all operands, then combine_categories."""
     s = [_UND, _UND, _UND]  # dimResult, zeroResult, wrappedResult
     P = _PROMOTE_I

@@ -40,7 +40,7 @@ class Generator:
     __slots__ = ("device", "_key_set", "_seed", "_rng", "_offset", "__weakref__")
     _is_generator = True  # what the bindings and the schema checks recognise
 
-    def __init__(self, device: "str | device" = "cpu") -> None:
+    def __init__(self, device: str | device = "cpu") -> None:
         dev = as_device(device)
         if dev.type == "meta":
             raise RuntimeError("META device type not an accelerator.")
@@ -58,7 +58,7 @@ class Generator:
         self._offset = 0  # counter-based generators (CUDA): how many values were drawn since seeding
         self._rng = np.random.Generator(np.random.PCG64(s))
 
-    def manual_seed(self, seed: int) -> "Generator":
+    def manual_seed(self, seed: int) -> Generator:
         """Seed the generator; returns it."""
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
@@ -83,7 +83,7 @@ class Generator:
         data = np.frombuffer(raw, dtype=np.uint8).copy()
         return Tensor._make(CPUStorage(data), (_STATE_SIZE,), (1,), 0, _dt.uint8, CPU)
 
-    def set_state(self, new_state: Any) -> "Generator":
+    def set_state(self, new_state: Any) -> Generator:
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype is not _dt.uint8:
@@ -158,6 +158,6 @@ def set_rng_state(new_state: Any) -> None:
     default_generator.set_state(new_state)
 
 
-def generator_rng(generator: "Generator | None") -> np.random.Generator:
+def generator_rng(generator: Generator | None) -> np.random.Generator:
     """The NumPy generator a CPU kernel draws from (`generator` or the default one)."""
     return (generator if generator is not None else default_generator)._rng

@@ -9,7 +9,8 @@ tuple, as in torch: only the Python bindings wrap.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 __all__: list[str] = []
 
@@ -21,7 +22,7 @@ class _StructSeq(tuple):
     _fields: tuple[str, ...] = ()
     n_fields = 0
 
-    def __new__(cls, sequence: Iterable[Any], dict: Any = None) -> "_StructSeq":  # noqa: A002 (torch's name)
+    def __new__(cls, sequence: Iterable[Any], dict: Any = None) -> _StructSeq:  # noqa: A002 (torch's name)
         values = tuple(sequence)
         if len(values) != len(cls._fields):
             raise TypeError(f"torch.return_types.{cls.__name__}() takes a {len(cls._fields)}-sequence "
@@ -42,7 +43,7 @@ def _field(i: int) -> property:
     return property(lambda self: tuple.__getitem__(self, i))
 
 
-def make(name: str, fields: "tuple[str, ...]") -> type:
+def make(name: str, fields: tuple[str, ...]) -> type:
     """The return type `name` with `fields`, made once and kept in this module."""
     t = globals().get(name)
     if isinstance(t, type) and issubclass(t, _StructSeq):

@@ -61,7 +61,7 @@ def to_compute(dtype: _dt.dtype, v: Any) -> Any:
 _INT64_MIN, _UINT64_MAX = -(2 ** 63), 2 ** 64 - 1
 
 
-def checked_scalar(dtype: _dt.dtype, v: Any, name: "str | None" = None) -> Any:
+def checked_scalar(dtype: _dt.dtype, v: Any, name: str | None = None) -> Any:
     """`Scalar::to<T>()`: v (a Python or NumPy bool/int/float/complex) as a NumPy scalar of dtype,
     raising PyTorch's error where c10::overflows says the value does not fit. A negative integer
     into an unsigned type wraps, as in C++; doubles reach float16 through float, as
@@ -115,7 +115,7 @@ def overflow_error(type_name: str) -> RuntimeError:
     return RuntimeError(f"value cannot be converted to type {type_name} without overflow")
 
 
-def _overflow(dtype: _dt.dtype, name: "str | None" = None) -> RuntimeError:
+def _overflow(dtype: _dt.dtype, name: str | None = None) -> RuntimeError:
     return overflow_error(name or C_TYPE_NAME[dtype])
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import lru_cache
-from typing import Any, Callable, TypeVar
+from functools import cache, lru_cache
+from typing import Any, TypeVar
 
 __all__ = ["SchemaParseError", "Annotation", "TypeKind", "Type", "Argument", "Return",
            "OperatorName", "SchemaKind", "FunctionSchema", "BASE_TYPES"]
@@ -119,7 +120,7 @@ class Annotation:
         return f"{r} -> {'|'.join(self.alias_set_after)}" if self.alias_set_after else r
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parse_annotation(s: str) -> Annotation:
     m = _ANN_RE.fullmatch(s)
     if m is None:
@@ -201,7 +202,7 @@ class Type:
         return self.base_name == "Tensor"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parse_type(s: str) -> Type:
     m = _TYPE_RE.fullmatch(s)
     if m is None:

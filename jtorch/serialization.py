@@ -23,8 +23,9 @@ import pickle
 import struct
 import sys
 import zipfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any
 
 import numpy as np
 
@@ -158,7 +159,7 @@ def _write_aligned(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
 
 def save(
     obj: object,
-    f: "str | os.PathLike | IO[bytes]",
+    f: str | os.PathLike | IO[bytes],
     pickle_module: Any = pickle,
     pickle_protocol: int = DEFAULT_PROTOCOL,
     _use_new_zipfile_serialization: bool = True,
@@ -356,7 +357,7 @@ class _Unpickler(pickle.Unpickler):
         return self.load_storage(storage_type, str(key), location, numel)
 
 
-def _resolve_device(location: str, map_location: Any) -> "jtorch.device | None":
+def _resolve_device(location: str, map_location: Any) -> jtorch.device | None:
     """The device a storage saved at `location` goes to (None: keep what a callable returned)."""
     if map_location is None:
         target = location
@@ -375,7 +376,7 @@ def _resolve_device(location: str, map_location: Any) -> "jtorch.device | None":
 
 
 def load(
-    f: "str | os.PathLike | IO[bytes]",
+    f: str | os.PathLike | IO[bytes],
     map_location: Any = None,
     pickle_module: Any = None,
     *,

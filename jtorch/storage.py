@@ -48,19 +48,19 @@ class Storage:
         """Write a 1-D host array (of the storage's dtype) at element `offset`."""
         raise NotImplementedError
 
-    def reinterpret(self, dtype: Any) -> "Storage":
+    def reinterpret(self, dtype: Any) -> Storage:
         """The same memory seen as elements of `dtype` (Tensor.view(dtype))."""
         raise NotImplementedError
 
-    def clone(self) -> "Storage":
+    def clone(self) -> Storage:
         """A new storage holding a copy of every element (Tensor.__deepcopy__)."""
         raise NotImplementedError
 
-    def is_alias_of(self, other: "Storage") -> bool:
+    def is_alias_of(self, other: Storage) -> bool:
         """Storage::is_alias_of: one allocation (what PyTorch's overlap errors ask)."""
         return other is self
 
-    def may_share_memory(self, other: "Storage") -> bool:
+    def may_share_memory(self, other: Storage) -> bool:
         """Whether the two address ranges intersect (a copy must then read before it writes)."""
         if other is self:
             return True
@@ -80,7 +80,7 @@ class CPUStorage(Storage):
         self.data = data
 
     @classmethod
-    def allocate(cls, numel: int, dtype: Any) -> "CPUStorage":
+    def allocate(cls, numel: int, dtype: Any) -> CPUStorage:
         return cls(np.empty(numel, dtype.numpy))
 
     def nbytes(self) -> int:
@@ -107,10 +107,10 @@ class CPUStorage(Storage):
     def copy_from_host(self, offset: int, values: np.ndarray) -> None:
         self.data[offset:offset + values.shape[0]] = values
 
-    def clone(self) -> "CPUStorage":
+    def clone(self) -> CPUStorage:
         return CPUStorage(self.data.copy())
 
-    def reinterpret(self, dtype: Any) -> "CPUStorage":
+    def reinterpret(self, dtype: Any) -> CPUStorage:
         data = self.data
         nbytes = data.nbytes - data.nbytes % dtype.itemsize
         return CPUStorage(data.view("u1")[:nbytes].view(dtype.numpy))
@@ -152,7 +152,7 @@ class MetaStorage(Storage):
     def resize_(self, n: int) -> None:
         self._numel = max(self._numel, n)
 
-    def reinterpret(self, dtype: Any) -> "MetaStorage":
+    def reinterpret(self, dtype: Any) -> MetaStorage:
         return MetaStorage(self.nbytes() // dtype.itemsize, dtype.itemsize)
 
 

@@ -13,14 +13,13 @@ import math
 from typing import Any
 
 from . import dtypes as _dt
+from . import tls as _tls_module
 from ._enums import as_memory_format, channels_last, strided
 from .device import device
 from .geometry import contiguous_strides, is_channels_last, is_contiguous, wrap_dim  # noqa: F401 (re-exported)
-from . import tls as _tls_module
 from .keyset import DispatchKey, autograd_dispatch_keyset_with_ADInplaceOrView, key_repr
-from .storage import Storage, new_storage  # noqa: F401  (new_storage: re-exported for the structured layer)
 from .scalar import SCALAR_TYPE_NAME, unpack_long
-
+from .storage import Storage, new_storage  # noqa: F401  (new_storage: re-exported for the structured layer)
 
 _AD_INPLACE_OR_VIEW_BIT = key_repr(DispatchKey.ADInplaceOrView)
 _NOT_AUTOGRAD = ~int(autograd_dispatch_keyset_with_ADInplaceOrView)
@@ -30,7 +29,7 @@ _tls = _tls_module.local
 class Size(tuple):
     """`jtorch.Size`: a tuple of ints that prints like torch.Size."""
 
-    def __new__(cls, sizes: Any = ()) -> "Size":
+    def __new__(cls, sizes: Any = ()) -> Size:
         """As torch.Size(): each item taken through __index__ (bools, NumPy ints, integer 0-dim
         tensors), anything else refused with torch's text. jtorch's own shapes are made by
         `_size` below, which trusts its tuple of ints (every `.shape` makes one)."""
@@ -118,8 +117,8 @@ class Tensor:
         dtype: _dt.dtype,
         dev: device,
         vc: VersionCounter | None = None,
-        base: "Tensor | None" = None,
-    ) -> "Tensor":
+        base: Tensor | None = None,
+    ) -> Tensor:
         t = _new(cls)
         t._storage = storage
         t._size = size
@@ -150,12 +149,12 @@ class Tensor:
     def shape(self) -> Size:
         return _size(self._size)
 
-    def size(self, dim: int | None = None) -> "Size | int":
+    def size(self, dim: int | None = None) -> Size | int:
         if dim is None:
             return _size(self._size)
         return self._size[wrap_dim(dim, len(self._size))]
 
-    def stride(self, dim: int | None = None) -> "tuple[int, ...] | int":
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         if dim is None:
             return self._stride
         return self._stride[wrap_dim(dim, len(self._size))]
@@ -246,7 +245,7 @@ class Tensor:
     def requires_grad(self, requires_grad: bool) -> None:
         self.requires_grad_(requires_grad)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if self.grad_fn is not None:
             if requires_grad:
                 return self
@@ -261,7 +260,7 @@ class Tensor:
         return self
 
     @property
-    def grad(self) -> "Tensor | None":
+    def grad(self) -> Tensor | None:
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:  # as TensorBase::grad()
             import warnings
 
@@ -274,7 +273,7 @@ class Tensor:
         return self._grad
 
     @grad.setter
-    def grad(self, value: "Tensor | None") -> None:
+    def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if type(value) is not Tensor and not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
@@ -308,7 +307,7 @@ class Tensor:
         self._grad = None
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         """variable_data(): a detached alias with a version counter of its own (unlike detach(), its
         in-place writes are not seen by autograd's version checks)."""
         vc = self._vc
@@ -318,7 +317,7 @@ class Tensor:
         return Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, vc)
 
     @data.setter
-    def data(self, new: "Tensor") -> None:
+    def data(self, new: Tensor) -> None:
         """`t.data = other`: t takes other's storage and geometry, keeping its autograd identity."""
         if not isinstance(new, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(new).__name__}")
@@ -327,10 +326,10 @@ class Tensor:
         self._storage, self._size, self._stride, self._offset = new._storage, new._size, new._stride, new._offset
         self.dtype, self._device, self._key_set = new.dtype, new._device, new._key_set
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         return Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, self._vc)
 
-    def detach_(self) -> "Tensor":
+    def detach_(self) -> Tensor:
         if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
                                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "

@@ -66,18 +66,18 @@ def tls_is_dispatch_key_included(k: DispatchKey) -> bool:
     return DispatchKeySet(raw=local.included).has(k)
 
 
-def _as_raw(keys: "DispatchKey | DispatchKeySet | int") -> int:
+def _as_raw(keys: DispatchKey | DispatchKeySet | int) -> int:
     return key_repr(keys) if isinstance(keys, DispatchKey) else int(keys)
 
 
 class IncludeDispatchKeyGuard:
     """Adds keys to this thread's included set inside a `with` block (torch._C._IncludeDispatchKeyGuard)."""
 
-    def __init__(self, keys: "DispatchKey | DispatchKeySet | int") -> None:
+    def __init__(self, keys: DispatchKey | DispatchKeySet | int) -> None:
         self._raw = _as_raw(keys)
         self._saved: int | None = None
 
-    def __enter__(self) -> "IncludeDispatchKeyGuard":
+    def __enter__(self) -> IncludeDispatchKeyGuard:
         if self._saved is None:
             self._saved = local.included
             set_included(self._saved | self._raw)
@@ -92,11 +92,11 @@ class IncludeDispatchKeyGuard:
 class ExcludeDispatchKeyGuard:
     """Adds keys to this thread's excluded set inside a `with` block (torch._C._ExcludeDispatchKeyGuard)."""
 
-    def __init__(self, keys: "DispatchKey | DispatchKeySet | int") -> None:
+    def __init__(self, keys: DispatchKey | DispatchKeySet | int) -> None:
         self._raw = _as_raw(keys)
         self._saved: int | None = None
 
-    def __enter__(self) -> "ExcludeDispatchKeyGuard":
+    def __enter__(self) -> ExcludeDispatchKeyGuard:
         if self._saved is None:
             self._saved = local.excluded
             set_excluded(self._saved | self._raw)

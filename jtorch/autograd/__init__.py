@@ -5,13 +5,19 @@ a node (node.py) from the derivatives table (derivatives.py, formulas.py) when a
 grad; engine.py runs the recorded graph backwards. Grad modes are in grad_mode.py, custom
 Functions in function.py.
 """
-from .api import backward, grad  # noqa: F401
-from .grad_mode import (  # noqa: F401
-    detect_anomaly, enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
-    set_detect_anomaly, set_grad_enabled,
-)
 from . import api as _api
 from . import graph  # noqa: F401
+from .api import backward, grad  # noqa: F401
+from .grad_mode import (  # noqa: F401
+    detect_anomaly,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_detect_anomaly,
+    set_grad_enabled,
+)
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (functions shadowing their module, as in torch)
 
 _api.install()

@@ -2,7 +2,8 @@
 (torch/autograd/__init__.py, torch/_tensor.py): backward, register_hook, retain_grad."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .. import tls as _tls
 from ..tensor import Tensor

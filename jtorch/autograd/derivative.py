@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import ast
 import keyword
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any
 
 from ..schema import FunctionSchema
 

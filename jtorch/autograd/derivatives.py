@@ -13,10 +13,13 @@ its decomposition) gets a NotImplemented node: backward through it raises torch'
 """
 from __future__ import annotations
 
-
 # The table, one part per operator family (each a list in derivatives.yaml's order).
-from . import derivatives_elementwise, derivatives_reductions, derivatives_shape  # noqa: E402
-from . import derivatives_nn_conv  # noqa: E402
+from . import (  # noqa: E402
+               derivatives_elementwise,
+               derivatives_nn_conv,  # noqa: E402
+               derivatives_reductions,
+               derivatives_shape,
+)
 
 DERIVATIVES = [*derivatives_elementwise.ENTRIES, *derivatives_reductions.ENTRIES, *derivatives_shape.ENTRIES,
                *derivatives_nn_conv.ENTRIES]

@@ -9,7 +9,8 @@ needs no recursion. Without retain_graph each node frees its saved tensors after
 from __future__ import annotations
 
 import heapq
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import tls as _tls
 from ..backends import backend

@@ -6,7 +6,8 @@ formulas of jtorch.autograd.derivatives.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..dtypes import dtype as _dtype
 from ..geometry import wrap_dim

@@ -8,10 +8,10 @@ metadata, not the tensor. Tensor methods only: every helper is itself differenti
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .formulas import sum_to
-
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)  # M_SQRT2 * M_2_SQRTPI * 0.5, gelu's kBeta
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)

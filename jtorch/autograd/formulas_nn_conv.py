@@ -6,7 +6,8 @@ differentiable (im2col, col2im, matmul, sum, views), so that double backward wor
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def _expand(v: Sequence[int], n: int) -> list:

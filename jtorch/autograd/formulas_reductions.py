@@ -6,7 +6,8 @@ mode as torch makes it.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..geometry import wrap_dim
 from .formulas import _dims, conj, grad_dtype, maybe_multiply, sum_backward, sum_to, unsqueeze_multiple
@@ -70,7 +71,7 @@ def nanmean_backward(grad: Any, self: Any, dim: Any, keepdim: bool) -> Any:
 
 
 # ---- prod ---------------------------------------------------------------------------------------------
-def _positions(like: Any, dim: "int | None") -> Any:
+def _positions(like: Any, dim: int | None) -> Any:
     """0, 1, ... along `dim` of `like` (over all its elements when dim is None), shaped to broadcast
     against it: a constant, so the reshape records nothing."""
     n = like.numel() if dim is None else like.shape[dim]
@@ -82,11 +83,11 @@ def _positions(like: Any, dim: "int | None") -> Any:
     return pos.reshape(shape)
 
 
-def _prod(t: Any, dim: "int | None") -> Any:
+def _prod(t: Any, dim: int | None) -> Any:
     return t.prod() if dim is None else t.prod(dim, keepdim=True)
 
 
-def _prod_safe_zeros_backward(grad: Any, inp: Any, dim: "int | None") -> Any:
+def _prod_safe_zeros_backward(grad: Any, inp: Any, dim: int | None) -> Any:
     """grad * the product of the other elements of each slice (of all elements when dim is None),
     when the input has zeros.
 

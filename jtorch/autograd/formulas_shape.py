@@ -8,11 +8,13 @@ differentiable too.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..dtypes import int64 as _int64
 from ..geometry import infer_size, wrap_dim
 from .formulas import sum_to
+
 
 def unsqueeze_to(grad: Any, *args: Any) -> Any:
     """unsqueeze_to(grad, sizes) (squeeze) or unsqueeze_to(grad, dim or dims, sizes) (squeeze.dim(s)):

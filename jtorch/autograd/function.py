@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import tls as _tls
 from ..tensor import Tensor

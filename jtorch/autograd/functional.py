@@ -9,7 +9,8 @@ the generated `jtorch.stack`/`jtorch.zeros_like` bindings.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..tensor import Tensor
 from .api import grad as _grad

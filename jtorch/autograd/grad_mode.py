@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .. import tls as _tls
 from ..keyset import DispatchKey, autograd_dispatch_keyset, key_repr
@@ -60,7 +61,7 @@ class _DecoratorContextManager:
                 return func(*args, **kwargs)
         return wrapper  # type: ignore[return-value]
 
-    def clone(self) -> "_DecoratorContextManager":
+    def clone(self) -> _DecoratorContextManager:
         return self.__class__()
 
 
@@ -118,7 +119,7 @@ class set_grad_enabled(_DecoratorContextManager):
     def __exit__(self, *exc: object) -> None:
         _local.grad_enabled = self.prev
 
-    def clone(self) -> "set_grad_enabled":
+    def clone(self) -> set_grad_enabled:
         return self.__class__(self.mode)
 
 
@@ -154,7 +155,7 @@ class inference_mode(_DecoratorContextManager):
         _tls.set_included(inc)
         _tls.set_excluded(exc_)
 
-    def clone(self) -> "inference_mode":
+    def clone(self) -> inference_mode:
         return self.__class__(self.mode)
 
 

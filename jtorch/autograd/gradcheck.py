@@ -9,7 +9,8 @@ Then, as torch, zero grad_outputs must give zero gradients.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

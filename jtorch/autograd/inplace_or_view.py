@@ -9,7 +9,8 @@ kernels themselves set `_base` and share the version counter (as_view).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import tls as _tls
 from ..keyset import after_ADInplaceOrView_keyset, autograd_dispatch_keyset_with_ADInplaceOrView

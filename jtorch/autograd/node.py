@@ -11,7 +11,8 @@ from __future__ import annotations
 import itertools
 import sys
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import tls as _tls
 from ..scalar import SCALAR_TYPE_NAME
@@ -39,7 +40,7 @@ class RemovableHandle:
     def remove(self) -> None:
         self._hooks.pop(self.id, None)
 
-    def __enter__(self) -> "RemovableHandle":
+    def __enter__(self) -> RemovableHandle:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -16,7 +16,8 @@ import json
 import os
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import dispatcher as _dispatcher
 from ..tensor import Tensor
@@ -95,7 +96,7 @@ class FunctionEventAvg(_CpuOnly):
         self.self_cpu_time_total = 0.0
         self.input_shapes: list | None = None
 
-    def add(self, other: Any) -> "FunctionEventAvg":
+    def add(self, other: Any) -> FunctionEventAvg:
         if self.key is None:
             self.key, self.input_shapes = other.key, other.input_shapes
             self.is_user_annotation = other.is_user_annotation
@@ -104,7 +105,7 @@ class FunctionEventAvg(_CpuOnly):
         self.self_cpu_time_total += other.self_cpu_time_total
         return self
 
-    def __iadd__(self, other: Any) -> "FunctionEventAvg":
+    def __iadd__(self, other: Any) -> FunctionEventAvg:
         return self.add(other)
 
     @property
@@ -129,7 +130,7 @@ class EventList(list):
         return sum(e.self_cpu_time_total for e in self)
 
     def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
-                     group_by_overload_name: bool = False) -> "EventList":
+                     group_by_overload_name: bool = False) -> EventList:
         stats: dict[tuple, FunctionEventAvg] = {}
         for e in self:
             key = (e.key, str(e.input_shapes)) if group_by_input_shape else (e.key,)
@@ -255,7 +256,7 @@ class _Stack(threading.local):
 
 
 _stack = _Stack()
-_active: list["profile"] = []  # the profiles recording now (record_function feeds them all)
+_active: list[profile] = []  # the profiles recording now (record_function feeds them all)
 _schemas: dict[str, Any] = {}
 _observer: list = []  # the one dispatcher observer while any profile is active
 
@@ -271,20 +272,20 @@ def _obs_end(name: str, keyset: Any, args: tuple, kwargs: dict) -> None:
         _close(st[-1])
 
 
-def _node_start(name: str, grads: Any) -> "FunctionEvent":
+def _node_start(name: str, grads: Any) -> FunctionEvent:
     """A backward node's run (the engine's events); its inputs are the gradients it gets."""
     shapes = [_shape_of(g) for g in grads] if any(p.record_shapes for p in _active) else None
     return _open(name, shapes, False)
 
 
-def _activate(p: "profile") -> None:
+def _activate(p: profile) -> None:
     _active.append(p)
     if not _observer:
         _observer.append(_dispatcher.add_observer(_obs_start, _obs_end))
         _engine.node_observers.append((_node_start, _close))
 
 
-def _deactivate(p: "profile") -> None:
+def _deactivate(p: profile) -> None:
     if p in _active:
         _active.remove(p)
     if not _active and _observer:
@@ -355,7 +356,7 @@ class profile:
         self._events: list[FunctionEvent] = []
         self._function_events: EventList | None = None
 
-    def __enter__(self) -> "profile":
+    def __enter__(self) -> profile:
         if not self.enabled:
             return self
         if self.entered:
@@ -428,7 +429,7 @@ class record_function:
         self.args = args
         self._event: FunctionEvent | None = None
 
-    def __enter__(self) -> "record_function":
+    def __enter__(self) -> record_function:
         if _active:
             self._event = _open(self.name, [], True)
         return self
@@ -452,7 +453,7 @@ class emit_nvtx:
     def __init__(self, enabled: bool = True, record_shapes: bool = False) -> None:
         self.enabled = enabled
 
-    def __enter__(self) -> "emit_nvtx":
+    def __enter__(self) -> emit_nvtx:
         return self
 
     def __exit__(self, *exc: object) -> None:

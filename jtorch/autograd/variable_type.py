@@ -9,14 +9,15 @@ numbers), redispatch below autograd, and set the history of the outputs.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import tls as _tls
 from ..keyset import after_autograd_keyset, autograd_dispatch_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
 from ..schema import FunctionSchema, SchemaKind
 from ..tensor import Tensor
-from .derivative import DifferentiabilityInfo
 from . import record_codegen
+from .derivative import DifferentiabilityInfo
 from .inplace_or_view import is_view_op, redispatch_below
 from .node import FREED, NO_EDGE, Node, NotImplemented, SavedVariable, gradient_edge
 from .views import MULTI_OUTPUT_NODE, NO_GRAD_MODE, rebase_history
@@ -165,7 +166,7 @@ class OpSpec:
         self.od = info.output_differentiability if info is not None else None
         self._op = None
         self.below_fns: dict = {}  # ks -> the kernel below Autograd (the dispatcher keeps it current)
-        self.fast: "Callable | bool | None" = None  # the generated record; False: none fits
+        self.fast: Callable | bool | None = None  # the generated record; False: none fits
 
     @property
     def op(self) -> Any:
@@ -212,7 +213,7 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
 _fast_sources: dict[str, Callable] = {}
 
 
-def _make_fast_record(spec: OpSpec) -> "Callable | bool":
+def _make_fast_record(spec: OpSpec) -> Callable | bool:
     if not record_codegen.fits(spec):
         return False
     src = record_codegen.record_source(spec)

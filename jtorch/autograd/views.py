@@ -76,7 +76,7 @@ def rebase_history(self: Tensor, node: Node) -> None:
     _move_retains_grad(self, old_fn, old_nr)
 
 
-def _move_retains_grad(t: Tensor, old_fn: "Node | None", old_nr: int) -> None:
+def _move_retains_grad(t: Tensor, old_fn: Node | None, old_nr: int) -> None:
     """update_tensor_hooks_on_new_gradfn: a tensor that retains its grad keeps doing so through its
     new grad_fn (its other hooks stay with the old one, as in torch)."""
     if not t._retains_grad or old_fn is None or old_fn is t.grad_fn:
@@ -89,7 +89,7 @@ def _move_retains_grad(t: Tensor, old_fn: "Node | None", old_nr: int) -> None:
         fn._retain_grad[t._output_nr] = ref
 
 
-def regenerate_grad_fn(view: Tensor) -> "Node | None":
+def regenerate_grad_fn(view: Tensor) -> Node | None:
     """A view's history after its base (or another view of it) was written in place: the view's
     operators replayed on the base, whose history now includes the write (torch regenerates it as
     AsStridedBackward0; replaying keeps the view's own node, SliceBackward0 for a slice)."""

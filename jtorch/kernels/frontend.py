@@ -63,8 +63,9 @@ import inspect
 import sys
 import textwrap
 import types as pytypes
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 import numpy as np
 
@@ -171,7 +172,7 @@ class ScalarModule:
         return out
 
 
-def collect(fn: Callable, entries: Optional[Mapping[str, Callable]] = None) -> ScalarModule:
+def collect(fn: Callable, entries: Mapping[str, Callable] | None = None) -> ScalarModule:
     """The scalar module of `fn` (bound to ``_jt_fn``), or of several named `entries`."""
     if entries is None:
         entries = {ENTRY: fn}
@@ -229,7 +230,7 @@ def _free_names(node: ast.FunctionDef) -> list[str]:
     return list(seen)
 
 
-def _file_digest(path: Optional[str]) -> str:
+def _file_digest(path: str | None) -> str:
     if not path or not path.endswith(".py"):
         return ""
     try:
@@ -239,7 +240,7 @@ def _file_digest(path: Optional[str]) -> str:
         return ""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def module_digest(modname: str) -> str:
     """Hash of a module's file and of every module of the same top-level package it uses.
 
@@ -268,7 +269,7 @@ def module_digest(modname: str) -> str:
     return hashlib.sha256("|".join(sorted(parts)).encode()).hexdigest()
 
 
-def _literal(value: Any) -> Optional[str]:
+def _literal(value: Any) -> str | None:
     if isinstance(value, (bool, int, float, complex)):
         return repr(value)
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
@@ -276,7 +277,7 @@ def _literal(value: Any) -> Optional[str]:
     return None
 
 
-def _import_path(value: Any) -> Optional[tuple[str, str]]:
+def _import_path(value: Any) -> tuple[str, str] | None:
     """(module, attribute) under which `value` can be imported, if it is module-level."""
     name = getattr(value, "__name__", None)
     for modname in (getattr(value, "__module__", None), "math", "cmath"):

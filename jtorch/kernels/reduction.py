@@ -23,8 +23,9 @@ Two families:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable, Union
+from typing import Union
 
 Identity = Union[int, float, bool, str]   # a number, or "lowest" / "highest" of the dtype
 
@@ -60,7 +61,7 @@ class Reduction:
     def indexed(self) -> bool:
         return "indices" in self.outputs
 
-    def with_outputs(self, *outputs: str, name: str | None = None) -> "Reduction":
+    def with_outputs(self, *outputs: str, name: str | None = None) -> Reduction:
         """The same scalar pieces writing other outputs (argmax and max.dim from amax)."""
         return replace(self, outputs=tuple(outputs), name=name or self.name)
 

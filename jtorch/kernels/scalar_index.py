@@ -15,8 +15,8 @@ index_fill, index_reduce and put_ the scatter side (a fill value is a one-elemen
 stride 0). The combine pieces are scalar functions (math only), as reductions' pieces are, and
 reuse scalar_reduce's where they are the same.
 """
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .scalar_reduce import multiply
 

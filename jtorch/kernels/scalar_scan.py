@@ -20,8 +20,8 @@ compile time by argument type), so that the same pieces can feed other targets.
 """
 import cmath
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from numba.core import types
@@ -29,7 +29,8 @@ from numba.extending import register_jitable
 
 from . import jmath
 from .frontend import implements
-from .jmath import like, log1p as log1p_any
+from .jmath import like
+from .jmath import log1p as log1p_any
 
 _NUMPY_MODEL = {"error_model": "numpy"}
 

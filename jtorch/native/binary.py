@@ -18,26 +18,33 @@ implemented for 'Float'') is `dispatch_check`, which skips meta tensors as PyTor
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..device import CPU
 from ..kernels import scalar_binary as s
 from ..promotion import result_type, result_type_many
-from ..storage import CPUStorage
-from .elementwise import elementwise
-from .structured import StructuredFamily
 from ..scalar import TYPE_META_NAME, as_scalar, not_implemented
+from ..storage import CPUStorage
 from ..structured.tensor_iterator import (
-    BINARY_FLOAT_OP, BINARY_OP, COMPARISON_OP, OUT, SCALAR_TYPE_NAME, UNARY_OP, TensorIteratorConfig, _cast,
+    BINARY_FLOAT_OP,
+    BINARY_OP,
+    COMPARISON_OP,
+    OUT,
+    SCALAR_TYPE_NAME,
+    UNARY_OP,
+    TensorIteratorConfig,
+    _cast,
 )
 from ..tensor import Tensor
-from .elementwise import alpha_check
+from ..warn import user_stacklevel
+from .elementwise import alpha_check, elementwise
 from .factories import wrapped_scalar_tensor
 from .registry import NativeFunction, declare, reflect_dunder
+from .structured import StructuredFamily
 
 
 # ---- helpers ----------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ differentiable. 1-d convolutions run as 2-d ones over a height of 1.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..backends import backend
 from ..geometry import shape_str
@@ -134,7 +135,7 @@ def _expand_param(v: Sequence[int], name: str, dim: int) -> tuple:
     return v
 
 
-def check_convolution(input: Tensor, weight: Tensor, bias: "Tensor | None", stride: Sequence[int],
+def check_convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int],
                       padding: Sequence[int], dilation: Sequence[int], transposed: bool,
                       output_padding: Sequence[int], groups: int) -> tuple:
     """_convolution's checks (check_shape_forward and the dtype checks), in torch's order; returns
@@ -236,7 +237,7 @@ def col2im_transposed(cols: Tensor, in_hw: tuple, out_hw: tuple, k: tuple, d: tu
     return out
 
 
-def _convolution(input: Tensor, weight: Tensor, bias: "Tensor | None", stride: Sequence[int],
+def _convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int],
                  padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int],
                  groups: int) -> Tensor:
     s, p, d, op = check_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
@@ -287,7 +288,7 @@ def _batched(input: Tensor, dim: int, name: str) -> bool:
                        f"size: {shape_str(input._size)}")
 
 
-def _conv(input: Tensor, weight: Tensor, bias: "Tensor | None", stride: Any, padding: Any, dilation: Any,
+def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any, dilation: Any,
           groups: int, dim: int, name: str) -> Tensor:
     batched = _batched(input, dim, name)
     x = input if batched else input.unsqueeze(0)
@@ -299,7 +300,7 @@ def _conv(input: Tensor, weight: Tensor, bias: "Tensor | None", stride: Any, pad
 _warned_same = [False]
 
 
-def _conv_padding(input: Tensor, weight: Tensor, bias: "Tensor | None", stride: Any, padding: str, dilation: Any,
+def _conv_padding(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: str, dilation: Any,
                   groups: int, dim: int, name: str) -> Tensor:
     """_convolution_mode: padding 'valid' (none) or 'same' (the output as large as the input)."""
     if padding == "valid":
@@ -329,7 +330,7 @@ def _conv_padding(input: Tensor, weight: Tensor, bias: "Tensor | None", stride: 
     return out if batched else out.squeeze(0)
 
 
-def _conv_transpose(input: Tensor, weight: Tensor, bias: "Tensor | None", stride: Any, padding: Any,
+def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
                     output_padding: Any, groups: int, dilation: Any, dim: int, name: str) -> Tensor:
     batched = _batched(input, dim, name)
     x = input if batched else input.unsqueeze(0)

@@ -17,14 +17,20 @@ import numpy as np
 from .. import dtypes as _dt
 from .._enums import as_memory_format, preserve_format
 from ..backends import backend
-from ..warn import complex_to_real
 from ..geometry import infer_size, is_contiguous, shape_str
-from ..memory_overlap import (_FULL, _may_overlap, _same_memory, assert_no_internal_overlap, assert_no_partial_overlap,
-                              get_overlap_status)
+from ..memory_overlap import (
+    _FULL,
+    _may_overlap,
+    _same_memory,
+    assert_no_internal_overlap,
+    assert_no_partial_overlap,
+    get_overlap_status,
+)
 from ..scalar import checked_scalar
 from ..structured.meta import allocate
 from ..tensor import Tensor
 from ..tls import AutoDispatchBelowADInplaceOrView
+from ..warn import complex_to_real
 from .factories import aten, empty_like_impl
 from .registry import declare
 from .views import infer_expand_geometry

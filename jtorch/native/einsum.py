@@ -12,7 +12,7 @@ give int64).
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from .. import dtypes as _dt
 from ..geometry import dim_list_to_mask, wrap_dim
@@ -33,7 +33,7 @@ tensordot_out = declare("tensordot.out(Tensor self, Tensor other, int[] dims_sel
                         "Tensor(a!) out) -> Tensor(a!)")
 
 
-def _sum(t: Tensor, dims: Sequence[int], dtype: "_dt.dtype | None" = None) -> Tensor:
+def _sum(t: Tensor, dims: Sequence[int], dtype: _dt.dtype | None = None) -> Tensor:
     """t.sum(dims, keepdim=True, dtype=dtype), with sum's promotion of integral and bool to int64."""
     nf = by_name.get("sum.dim_IntList")
     if nf is not None:
@@ -154,7 +154,7 @@ def _parse_operands(lhs: str, num_ops: int) -> list[list[int]]:
 
 
 @einsum.impl("CompositeImplicitAutograd")
-def einsum_kernel(equation: str, tensors: Sequence[Tensor], *, path: "Sequence[int] | None" = None) -> Tensor:
+def einsum_kernel(equation: str, tensors: Sequence[Tensor], *, path: Sequence[int] | None = None) -> Tensor:
     operands = list(tensors)
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")

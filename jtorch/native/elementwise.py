@@ -10,7 +10,7 @@ from ..structured.tensor_iterator import TensorIterator
 from .structured import StructuredFamily, structured
 
 
-def elementwise(out: str, *, functional: "str | None" = None, inplace: "str | None" = None,
+def elementwise(out: str, *, functional: str | None = None, inplace: str | None = None,
                 numbers_as_tensors: bool = True, variants: str = "function, method", dunder: str = "",
                 inplace_dunder: str = "", inplace_variants: str = "method", **kernel_options: Any) -> StructuredFamily:
     """Declare an elementwise operator family from its schemas and its scalar function; the

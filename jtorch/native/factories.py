@@ -22,8 +22,13 @@ from .. import dtypes as _dt
 from .._enums import as_memory_format, channels_last, preserve_format
 from ..backends import backend
 from ..device import CPU, as_device
-from ..geometry import (channels_last_strides, contiguous_strides, infer_dense_strides, is_non_overlapping_and_dense,
-                        storage_extent)
+from ..geometry import (
+    channels_last_strides,
+    contiguous_strides,
+    infer_dense_strides,
+    is_non_overlapping_and_dense,
+    storage_extent,
+)
 from ..storage import CPUStorage, new_storage
 from ..tensor import Tensor
 from ..tls import AutoDispatchBelowADInplaceOrView

@@ -11,7 +11,8 @@ As in torch, the caller has already incremented `state_steps`; the kernel reads 
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import dtypes as _dt
 from ..kernels import scalar_binary, scalar_optim

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..device import as_device
 from ..geometry import infer_size, shape_str
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import allocate
 from ..tensor import Tensor
+from ..warn import user_stacklevel
 from .copy import copy_from_host
 from .factories import aten
 from .registry import declare

@@ -9,7 +9,6 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..geometry import infer_size, is_contiguous, shape_str, wrap_dim
 from ..kernels import scalar_index as M
@@ -17,9 +16,19 @@ from ..memory_overlap import _YES, assert_no_internal_overlap, has_internal_over
 from ..scalar import SCALAR_TYPE_NAME, checked_scalar
 from ..structured.meta import MetaBase, allocate, copy_into, resize_output
 from ..tensor import Tensor
+from ..warn import user_stacklevel
 from .registry import by_name, declare
-from .scatter_gather import (assert_no_overlap, check_index_values, mean_divide, nshape, nsize,
-                             nstrides, reduce_identity, restrided, run_map)
+from .scatter_gather import (
+    assert_no_overlap,
+    check_index_values,
+    mean_divide,
+    nshape,
+    nsize,
+    nstrides,
+    reduce_identity,
+    restrided,
+    run_map,
+)
 from .structured import structured
 
 _LONG_OR_INT = (_dt.int64, _dt.int32)
@@ -49,7 +58,7 @@ def _shape_vec(size: tuple) -> str:
 
 
 # ---- index_select ---------------------------------------------------------------------------------
-def _select_range_error(self: Tensor, dim: int, n: int, size: tuple, out: "Tensor | None") -> Any:
+def _select_range_error(self: Tensor, dim: int, n: int, size: tuple, out: Tensor | None) -> Any:
     """index_select_out_cpu_'s text for a bad index depends on its path: an empty self of 2+ dims and
     the dim-1 fast path (a contiguous result; a resized out is contiguous) run caffe2's range check
     (RuntimeError), every other path TORCH_CHECK_INDEX (IndexError)."""
@@ -63,7 +72,7 @@ index_select = declare("index_select(Tensor self, int dim, Tensor index) -> Tens
 index_select_out = declare("index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)")
 
 
-def _index_select(self: Tensor, dim: int, index: Tensor, out: "Tensor | None") -> Tensor:
+def _index_select(self: Tensor, dim: int, index: Tensor, out: Tensor | None) -> Tensor:
     dim = wrap_dim(dim, len(self._size))
     numel = index.numel()
     if len(index._size) > 1:
@@ -372,7 +381,7 @@ def _dense(t: Tensor) -> Tensor:
     return c
 
 
-def _take(self: Tensor, index: Tensor, out: "Tensor | None") -> Tensor:
+def _take(self: Tensor, index: Tensor, out: Tensor | None) -> Tensor:
     if index.dtype is not _dt.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_name(index.dtype)}")
     if out is not None and out.dtype is not self.dtype:
@@ -448,7 +457,7 @@ take_along_dim_out = declare("take_along_dim.out(Tensor self, Tensor indices, in
                              "Tensor(a!)")
 
 
-def _take_along_dim_args(self: Tensor, indices: Tensor, dim: "int | None") -> tuple:
+def _take_along_dim_args(self: Tensor, indices: Tensor, dim: int | None) -> tuple:
     if dim is None:
         return _op("view")(self, (-1,)), 0, _op("view")(indices, (-1,))
     if len(self._size) != len(indices._size):
@@ -473,13 +482,13 @@ def _take_along_dim_args(self: Tensor, indices: Tensor, dim: "int | None") -> tu
 
 
 @take_along_dim.impl("CompositeImplicitAutograd")
-def take_along_dim_kernel(self: Tensor, indices: Tensor, dim: "int | None" = None) -> Tensor:
+def take_along_dim_kernel(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     s, d, i = _take_along_dim_args(self, indices, dim)
     return _op("gather")(s, d, i)
 
 
 @take_along_dim_out.impl("CompositeImplicitAutograd")
-def take_along_dim_out_kernel(self: Tensor, indices: Tensor, dim: "int | None" = None, *, out: Tensor) -> Tensor:
+def take_along_dim_out_kernel(self: Tensor, indices: Tensor, dim: int | None = None, *, out: Tensor) -> Tensor:
     s, d, i = _take_along_dim_args(self, indices, dim)
     return _op("gather.out")(s, d, i, out=out)
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import shape_str as _fmt
@@ -23,6 +22,7 @@ from ..memory_overlap import _FULL, _PARTIAL, get_overlap_status
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import allocate
 from ..tensor import Tensor
+from ..warn import user_stacklevel
 from .copy import clone, copy_from_host, host_array, host_values, moved
 from .registry import declare
 

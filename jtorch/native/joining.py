@@ -5,7 +5,8 @@ splits that return views: tensor_split, hsplit, vsplit, dsplit.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import dtypes as _dt
 from .._enums import channels_last

@@ -40,7 +40,7 @@ def _target(target: Tensor) -> Tensor:
     return t.long() if t.dtype is _dt.uint8 else t
 
 
-def _meta_checks(self: Tensor, target: Tensor, weight: "Tensor | None") -> None:
+def _meta_checks(self: Tensor, target: Tensor, weight: Tensor | None) -> None:
     if not 0 < self.dim() <= 2:
         raise RuntimeError("input tensor should be 1D or 2D")
     if target.dim() > 1:
@@ -56,7 +56,7 @@ def _meta_checks(self: Tensor, target: Tensor, weight: "Tensor | None") -> None:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {SCALAR_TYPE_NAME[target.dtype]}")
 
 
-def nll_loss_forward(self: Tensor, target: Tensor, weight: "Tensor | None", reduction: int,
+def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
                      ignore_index: int) -> tuple[Tensor, Tensor]:
     _meta_checks(self, target, weight)
     per_sample = reduction == _NONE and self.dim() == 2
@@ -78,7 +78,7 @@ def nll_loss_forward(self: Tensor, target: Tensor, weight: "Tensor | None", redu
     return out, total_weight
 
 
-def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight: "Tensor | None", reduction: int,
+def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
                       ignore_index: int, total_weight: Tensor) -> Tensor:
     _meta_checks(self, target, weight)
     if reduction == _NONE and self.dim() == 2:

@@ -12,17 +12,17 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from .._enums import contiguous_format
 from ..backends import backend
+from ..geometry import is_contiguous
 from ..kernels import scalar_index as M
 from ..memory_overlap import _YES, assert_no_internal_overlap, assert_no_partial_overlap, has_internal_overlap
 from ..scalar import SCALAR_TYPE_NAME, as_scalar, checked_scalar
 from ..structured.meta import TYPE_META_NAME, allocate, copy_into, resize_output
-from ..geometry import is_contiguous
 from ..structured.tensor_iterator import TensorIterator, TensorIteratorConfig
 from ..tensor import Tensor
+from ..warn import user_stacklevel
 from .copy import copy_from_host
 from .registry import by_name, declare
 from .scatter_gather import assert_no_overlap
@@ -137,7 +137,7 @@ def _coordinates(t: Tensor) -> Any:
     return backend(t._device.type).stub("index")("nonzero", t)
 
 
-def _nonzero_into(self: Tensor, out: "Tensor | None") -> Tensor:
+def _nonzero_into(self: Tensor, out: Tensor | None) -> Tensor:
     coords = _coordinates(self)
     shape = (coords.shape[0], len(self._size))
     # a new (or resized) result is Fortran-ordered, as PyTorch's (gh-46224): strides (1, N), so each
@@ -188,7 +188,7 @@ def where_cond_kernel(condition: Tensor) -> list:
     return nonzero_numpy.op(condition)
 
 
-def nonzero(input: Tensor, *, out: "Tensor | None" = None, as_tuple: bool = False) -> Any:
+def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
     """torch.nonzero / Tensor.nonzero: as_tuple=True gives one 1-D tensor per dimension
     (python_torch_functions' nonzero, which calls nonzero_numpy)."""
     if as_tuple:
@@ -199,7 +199,7 @@ def nonzero(input: Tensor, *, out: "Tensor | None" = None, as_tuple: bool = Fals
 
 
 # ---- masked_select ---------------------------------------------------------------------------------
-def _masked_select(self: Tensor, mask: Tensor, out: "Tensor | None") -> Tensor:
+def _masked_select(self: Tensor, mask: Tensor, out: Tensor | None) -> Tensor:
     if mask.dtype is not _dt.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     if out is not None:

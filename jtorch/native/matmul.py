@@ -12,10 +12,10 @@ import math
 import warnings
 from typing import Any
 
-from ..warn import user_stacklevel
 from ..geometry import infer_size
 from ..structured.meta import resize_output
 from ..tensor import Tensor
+from ..warn import user_stacklevel
 from .binary import mul
 from .blas import bmm, dot, dot_out, mm, mv, mv_out
 from .conversion import contiguous

@@ -9,7 +9,8 @@ jtorch.ops.aten.<name>.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import dtypes as _dt
 from ..backends import backend
@@ -74,7 +75,7 @@ def _lst(v: Any) -> list:
 
 
 def _params(name: str, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
-            dilation: "Sequence[int] | None") -> tuple:
+            dilation: Sequence[int] | None) -> tuple:
     kernel_size, stride, padding = _lst(kernel_size), _lst(stride), _lst(padding)
     if len(kernel_size) not in (1, 2):
         raise RuntimeError(f"{name}: kernel_size must either be a single int, or a tuple of two ints")
@@ -180,7 +181,7 @@ def max_pool1d(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] =
 
 # ---- average pooling ------------------------------------------------------------------------------
 def _avg_params(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
-                ceil_mode: bool, divisor_override: "int | None") -> tuple:
+                ceil_mode: bool, divisor_override: int | None) -> tuple:
     k, s, p, d = _params("avg_pool2d", kernel_size, stride, padding, None)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -193,7 +194,7 @@ def _avg_params(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int],
 
 def _avg_pool2d(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] = (), padding: Sequence[int] = (0,),
                 ceil_mode: bool = False, count_include_pad: bool = True,
-                divisor_override: "int | None" = None) -> Tensor:
+                divisor_override: int | None = None) -> Tensor:
     k, s, p, oh, ow = _avg_params(self, kernel_size, stride, padding, ceil_mode, divisor_override)
     out = allocate(self._size[:-2] + (oh, ow), None, self.dtype, self._device)
     if self._device.type != "meta" and out.numel():
@@ -204,7 +205,7 @@ def _avg_pool2d(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
 
 def _avg_pool2d_backward(grad_output: Tensor, self: Tensor, kernel_size: Sequence[int], stride: Sequence[int],
                          padding: Sequence[int], ceil_mode: bool, count_include_pad: bool,
-                         divisor_override: "int | None") -> Tensor:
+                         divisor_override: int | None) -> Tensor:
     k, s, p, oh, ow = _avg_params(self, kernel_size, stride, padding, ceil_mode, divisor_override)
     gin = allocate(self._size, None, grad_output.dtype, self._device)
     if self._device.type != "meta" and gin.numel():

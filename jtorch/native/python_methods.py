@@ -27,6 +27,7 @@ from .copy import clone
 from .factories import empty
 from .tensor_new import tensor_from_numpy, type_name
 
+
 # ---- the Python number protocol (python_variable_methods.cpp: dispatch_to<T>) -------------------------
 def python_scalar(self: Tensor, cpp_type: str) -> Any:
     """self.item<T>() for T in int64_t / double / c10::complex<double>, with torch's checks."""
@@ -187,7 +188,7 @@ def _options_from_string(name: str) -> tuple[str, _dt.dtype]:
 
 
 def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, *, memory_format: Any = None,
-                **kwargs: Any) -> "Tensor | str":
+                **kwargs: Any) -> Tensor | str:
     """Tensor.type(): the type string, or a conversion to a dtype / 'jtorch.XTensor' name."""
     if "async" in kwargs:  # torch's deprecated spelling of non_blocking
         non_blocking = kwargs.pop("async")
@@ -249,7 +250,7 @@ def cuda_method(self: Tensor, device_: Any = None, non_blocking: bool = False,
 
 
 # ---- pickling and deepcopy -------------------------------------------------------------------------------
-def rebuild_tensor(values: "np.ndarray | None", size: tuple, dtype_name: str, device_str: str,
+def rebuild_tensor(values: np.ndarray | None, size: tuple, dtype_name: str, device_str: str,
                    requires_grad: bool) -> Tensor:
     """Unpickle a tensor saved by Tensor.__reduce_ex__ (values are None for meta tensors)."""
     dtype = getattr(_dt, dtype_name)

@@ -16,14 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from .._enums import contiguous_format
 from ..backends import backend
 from ..geometry import infer_size
-from ..scalar import LIMITS, SCALAR_TYPE_NAME, TYPE_META_NAME, checked_scalar, format_double as _g, not_implemented
+from ..scalar import LIMITS, SCALAR_TYPE_NAME, TYPE_META_NAME, checked_scalar, not_implemented
+from ..scalar import format_double as _g
 from ..structured.meta import resize_output
 from ..tensor import Tensor
+from ..warn import user_stacklevel
 from .copy import host_values, moved
 from .factories import _empty, aten, empty_like, full, resize_, runs_below_inplace_or_view
 from .registry import declare

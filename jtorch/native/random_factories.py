@@ -9,8 +9,9 @@ say how its tensor is made: `out` (resized to `size`), `self` (`*_like`), or `si
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .. import dtypes as _dt
 from ..structured.structured import make_binder

@@ -16,7 +16,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..backends import backend as _backend
 from ..kernels.cpu.threads import static_num_chunks
-from ..scalar import C_TYPE_NAME, SCALAR_TYPE_NAME, checked_scalar, format_double as _g, not_implemented
+from ..scalar import C_TYPE_NAME, SCALAR_TYPE_NAME, checked_scalar, not_implemented
+from ..scalar import format_double as _g
 from ..tensor import Tensor
 from .copy import copy_from_host
 from .factories import _OPTS, _empty, fill_, resize_, runs_below_inplace_or_view

@@ -9,12 +9,13 @@ stub), roll a cat of two narrowed views (as PyTorch's CPU roll), rot90 a flip an
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import dtypes as _dt
 from .._enums import contiguous_format
 from ..backends import backend
-from ..geometry import contiguous_strides, dim_list_to_mask, shape_str, wrap_dim
+from ..geometry import contiguous_strides, shape_str, wrap_dim
 from ..promotion import can_cast, promote_types
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import MetaBase, allocate
@@ -87,7 +88,7 @@ def tile(self: Tensor, dims: Sequence[int]) -> Tensor:
 
 
 # ---- repeat_interleave ------------------------------------------------------------------------------
-def _repeat_interleave_indices(repeats: Tensor, output_size: "int | None", dtype: "_dt.dtype | None" = None
+def _repeat_interleave_indices(repeats: Tensor, output_size: int | None, dtype: _dt.dtype | None = None
                                ) -> Tensor:
     """aten::repeat_interleave.Tensor: [0]*r0 + [1]*r1 + ...: the index of each output element."""
     if len(repeats._size) != 1:
@@ -115,14 +116,14 @@ def _repeat_interleave_indices(repeats: Tensor, output_size: "int | None", dtype
 
 
 @composite("repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", "function")
-def repeat_interleave_tensor(repeats: Tensor, *, output_size: "int | None" = None) -> Tensor:
+def repeat_interleave_tensor(repeats: Tensor, *, output_size: int | None = None) -> Tensor:
     return _repeat_interleave_indices(repeats, output_size)
 
 
 @composite("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) "
            "-> Tensor")
-def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: "int | None" = None, *,
-                                  output_size: "int | None" = None) -> Tensor:
+def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None = None, *,
+                                  output_size: int | None = None) -> Tensor:
     x = self
     if dim is None:
         x = aten("reshape")(self, (-1,))
@@ -146,8 +147,8 @@ def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: "int | Non
 
 @composite("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) "
            "-> Tensor")
-def repeat_interleave_self_int(self: Tensor, repeats: int, dim: "int | None" = None, *,
-                               output_size: "int | None" = None) -> Tensor:
+def repeat_interleave_self_int(self: Tensor, repeats: int, dim: int | None = None, *,
+                               output_size: int | None = None) -> Tensor:
     """Repeat.cpp's repeat_interleave_symint: each slice along dim repeated through a broadcast
     dim after it (unsqueeze, expand, contiguous clone, flatten), so no index tensor and no data are
     needed (meta tensors work); dim 0 of a 0-dim self is out of range for the unsqueeze."""

@@ -9,15 +9,21 @@ reductions_stats.py.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import dtypes as _dt
+from ..geometry import wrap_dim
 from ..kernels import scalar_reduce as R
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import MetaBase
-from ..structured.reduce import (resize_reduction, resize_reduction_with_indices, run_reduction,
-                                 small_reduction_fast_path, zero_numel_check_dims)
-from ..geometry import wrap_dim
+from ..structured.reduce import (
+    resize_reduction,
+    resize_reduction_with_indices,
+    run_reduction,
+    small_reduction_fast_path,
+    zero_numel_check_dims,
+)
 from ..tensor import Tensor
 from .registry import NativeFunction, by_name, declare
 from .structured import StructuredFamily, structured
@@ -36,23 +42,23 @@ def reduction(out: str, functional: str, meta: Callable, impl: Callable, variant
 _DIRECT = frozenset({_dt.float32, _dt.float64, _dt.int64, _dt.complex64, _dt.complex128})
 
 
-def _same_dtype(self: Tensor, extras: dict) -> "_dt.dtype | None":
+def _same_dtype(self: Tensor, extras: dict) -> _dt.dtype | None:
     """sum/prod/mean: the input's dtype when no dtype= is given and it needs no conversion."""
     if extras.get("dtype") is None and self.dtype in _DIRECT:
         return self.dtype
     return None
 
 
-def _real_nonempty(self: Tensor, extras: dict) -> "_dt.dtype | None":
+def _real_nonempty(self: Tensor, extras: dict) -> _dt.dtype | None:
     """amax/amin: non-empty, not complex (those raise in the meta)."""
     return self.dtype if self.dtype in _DIRECT and not self.dtype.is_complex and self._size and self.numel() else None
 
 
-def _index_nonempty(self: Tensor, extras: dict) -> "_dt.dtype | None":
+def _index_nonempty(self: Tensor, extras: dict) -> _dt.dtype | None:
     return _dt.int64 if _real_nonempty(self, extras) is not None else None
 
 
-def _float_mean(self: Tensor, extras: dict) -> "_dt.dtype | None":
+def _float_mean(self: Tensor, extras: dict) -> _dt.dtype | None:
     return _same_dtype(self, extras) if self.dtype is not _dt.int64 else None
 
 
@@ -88,7 +94,7 @@ def is_integral(dtype: _dt.dtype) -> bool:
     return not (dtype.is_floating_point or dtype.is_complex)
 
 
-def get_dtype_from_self(self: Tensor, dtype: "_dt.dtype | None", promote_integers: bool) -> _dt.dtype:
+def get_dtype_from_self(self: Tensor, dtype: _dt.dtype | None, promote_integers: bool) -> _dt.dtype:
     if dtype is not None:
         return dtype
     if promote_integers and is_integral(self.dtype):
@@ -96,7 +102,7 @@ def get_dtype_from_self(self: Tensor, dtype: "_dt.dtype | None", promote_integer
     return self.dtype
 
 
-def infer_dtype_from_optional(self: Tensor, dtype: "_dt.dtype | None", result: "Tensor | None") -> _dt.dtype:
+def infer_dtype_from_optional(self: Tensor, dtype: _dt.dtype | None, result: Tensor | None) -> _dt.dtype:
     if result is not None:
         return dtype if dtype is not None else result.dtype
     return get_dtype_from_self(self, dtype, True)

@@ -10,7 +10,6 @@ import math
 import warnings
 from typing import Any
 
-from ..warn import user_stacklevel
 from .. import backends as _backends
 from .. import dtypes as _dt
 from ..geometry import wrap_dim
@@ -19,11 +18,19 @@ from ..kernels import scalar_reduce as R
 from ..promotion import promote_types
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import MetaBase, allocate, resize_output
-from ..structured.reduce import (make_reduction, reduction_shape, resize_reduction, run_reduction,
-                                 zero_numel_check_dims)
+from ..structured.reduce import make_reduction, reduction_shape, resize_reduction, run_reduction, zero_numel_check_dims
 from ..tensor import Tensor
-from .reductions import (composite, implicit, infer_dtype_from_optional, is_integral, not_implemented, op,
-                         reduction, selecting_dtype)
+from ..warn import user_stacklevel
+from .reductions import (
+    composite,
+    implicit,
+    infer_dtype_from_optional,
+    is_integral,
+    not_implemented,
+    op,
+    reduction,
+    selecting_dtype,
+)
 
 # ---- nansum, nanmean ----------------------------------------------------------------------------
 
@@ -91,12 +98,12 @@ reduction("count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) o
 
 
 @composite("count_nonzero(Tensor self, int? dim=None) -> Tensor")
-def count_nonzero(self: Tensor, dim: "int | None" = None) -> Tensor:
+def count_nonzero(self: Tensor, dim: int | None = None) -> Tensor:
     return op("count_nonzero.dim_IntList")(self, [] if dim is None else [dim])
 
 
 @composite("count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
-def count_nonzero_out(self: Tensor, dim: "int | None" = None, *, out: Tensor) -> Tensor:
+def count_nonzero_out(self: Tensor, dim: int | None = None, *, out: Tensor) -> Tensor:
     return op("count_nonzero.dim_IntList_out")(self, [] if dim is None else [dim], out=out)
 
 
@@ -132,7 +139,7 @@ reduction("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor
 
 # ---- var, std, var_mean, std_mean ---------------------------------------------------------------
 def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool, take_sqrt: bool,
-             result: "Tensor | None" = None, mean_result: "Tensor | None" = None) -> "tuple[Tensor, Tensor | None]":
+             result: Tensor | None = None, mean_result: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
     """std_var_out / std_var_mean_out: two passes (the mean, then the sum of squared deviations of
     the input from it) in the input's real dtype; float16 computes in float32."""
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
@@ -175,7 +182,7 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
 
 
 def _with_mean(self: Tensor, dim: Any, correction: Any, keepdim: bool, name: str, sqrt: bool,
-               out0: "Tensor | None" = None, out1: "Tensor | None" = None) -> tuple:
+               out0: Tensor | None = None, out1: Tensor | None = None) -> tuple:
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(f"{name}_mean only support floating point and complex dtypes")
     if out1 is None:
@@ -241,7 +248,7 @@ def check_floating_or_complex(self: Tensor, name: str) -> None:
                            f"{SCALAR_TYPE_NAME[self.dtype]}")
 
 
-def check_linalg_norm_dtype(dtype: "_dt.dtype | None", self_dtype: _dt.dtype, name: str) -> None:
+def check_linalg_norm_dtype(dtype: _dt.dtype | None, self_dtype: _dt.dtype, name: str) -> None:
     if dtype is None:
         return
     if is_integral(dtype):
@@ -299,7 +306,7 @@ def _norm_check(self: Tensor) -> None:
                            f"{SCALAR_TYPE_NAME[self.dtype]} instead.")
 
 
-def _aten_norm(self: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any = None, out: "Tensor | None" = None) -> Tensor:
+def _aten_norm(self: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any = None, out: Tensor | None = None) -> Tensor:
     _norm_check(self)
     p = 2 if p is None else p
     if out is None:
@@ -325,7 +332,7 @@ composite("norm.dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, S
 
 
 # ---- logsumexp ----------------------------------------------------------------------------------
-def _logsumexp_into(result: "Tensor | None", self: Tensor, dim: Any, keepdim: bool) -> Tensor:
+def _logsumexp_into(result: Tensor | None, self: Tensor, dim: Any, keepdim: bool) -> Tensor:
     """logsumexp_out_impl: max-shifted, the shift of an infinite max taken as 0."""
     if result is not None and is_integral(result.dtype):
         raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: "

@@ -15,8 +15,9 @@ shows, `registered at` lines included (the declaration site is recorded when it 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..dispatcher import registration_site, singleton
 from ..library import Library

@@ -11,11 +11,11 @@ value times that operand's stride along `dim` added (restride_dim).
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import shape_str, wrap_dim
@@ -24,6 +24,7 @@ from ..memory_overlap import _FULL, _PARTIAL, assert_no_internal_overlap, assert
 from ..scalar import checked_scalar, not_implemented
 from ..structured.meta import MetaBase, copy_into
 from ..tensor import Tensor
+from ..warn import user_stacklevel
 from .registry import by_name
 from .structured import structured
 
@@ -150,8 +151,8 @@ _LEGACY = ("add", "multiply")
 _NEW = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "max": "amax", "amin": "amin", "min": "amin"}
 
 
-def scatter_checks(ctx: MetaBase, self: Tensor, dim: int, index: Tensor, src: "Tensor | None",
-                   reduce: "str | None" = None, new_options: bool = False) -> None:
+def scatter_checks(ctx: MetaBase, self: Tensor, dim: int, index: Tensor, src: Tensor | None,
+                   reduce: str | None = None, new_options: bool = False) -> None:
     """scatter_meta_impl: dtype and shape checks, overlap checks, the output, the reduce name."""
     if index.numel() != 0 and index.dtype not in _LONG_OR_INT:
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
@@ -212,7 +213,7 @@ def _dtype_dispatch(kind: str, dtype: _dt.dtype, reduce: str) -> None:
         raise not_implemented(f"scatter_gather_{kind}_cpu_reduce_mean", dtype)
 
 
-def _legacy_map(reduce: "str | None") -> tuple:
+def _legacy_map(reduce: str | None) -> tuple:
     if reduce is None:
         return M.SCATTER, ()
     return (M.SCATTER_ADD, (1,)) if reduce == "add" else (M.SCATTER_MUL, ())

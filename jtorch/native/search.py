@@ -8,7 +8,6 @@ backend's `sort` stub.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 from .. import dtypes as _dt
@@ -118,8 +117,8 @@ isin_st = structured(
 
 
 # ---- searchsorted, bucketize --------------------------------------------------------------------
-def _pre_check(boundaries: Tensor, input: Tensor, output: "Tensor | None", out_int32: bool, right: bool,
-               side: "str | None", sorter: "Tensor | None") -> None:
+def _pre_check(boundaries: Tensor, input: Tensor, output: Tensor | None, out_int32: bool, right: bool,
+               side: str | None, sorter: Tensor | None) -> None:
     """searchsorted_pre_check, in PyTorch's order."""
     if side is not None and side not in ("left", "right"):
         raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
@@ -155,8 +154,8 @@ def _pre_check(boundaries: Tensor, input: Tensor, output: "Tensor | None", out_i
                            f"{SCALAR_TYPE_NAME[output.dtype]} and out_int32 flag is {out_int32}")
 
 
-def _searchsorted(boundaries: Tensor, self: Tensor, out_int32: bool, right: bool, side: "str | None",
-                  sorter: "Tensor | None", out: "Tensor | None") -> Tensor:
+def _searchsorted(boundaries: Tensor, self: Tensor, out_int32: bool, right: bool, side: str | None,
+                  sorter: Tensor | None, out: Tensor | None) -> Tensor:
     _pre_check(boundaries, self, out, out_int32, right, side, sorter)
     if out is None:
         out = allocate(self._size, None, _dt.int32 if out_int32 else _dt.int64, self._device)
@@ -184,31 +183,31 @@ _ss_s_out = declare("searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self
 
 @_ss.impl_backends
 def searchsorted(sorted_sequence: Tensor, self: Tensor, *, out_int32: bool = False, right: bool = False,
-                 side: "str | None" = None, sorter: "Tensor | None" = None) -> Tensor:
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, None)
 
 
 @_ss_out.impl_backends
 def searchsorted_out(sorted_sequence: Tensor, self: Tensor, *, out_int32: bool = False, right: bool = False,
-                     side: "str | None" = None, sorter: "Tensor | None" = None, out: Tensor) -> Tensor:
+                     side: str | None = None, sorter: Tensor | None = None, out: Tensor) -> Tensor:
     return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, out)
 
 
 @_ss_s.impl_backends
 def searchsorted_scalar(sorted_sequence: Tensor, self: Any, *, out_int32: bool = False, right: bool = False,
-                        side: "str | None" = None, sorter: "Tensor | None" = None) -> Tensor:
+                        side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     return _searchsorted(sorted_sequence, _scalar_tensor(self, sorted_sequence._device), out_int32, right, side,
                          sorter, None)
 
 
 @_ss_s_out.impl_backends
 def searchsorted_scalar_out(sorted_sequence: Tensor, self: Any, *, out_int32: bool = False, right: bool = False,
-                            side: "str | None" = None, sorter: "Tensor | None" = None, out: Tensor) -> Tensor:
+                            side: str | None = None, sorter: Tensor | None = None, out: Tensor) -> Tensor:
     return _searchsorted(sorted_sequence, _scalar_tensor(self, sorted_sequence._device), out_int32, right, side,
                          sorter, out)
 
 
-def _bucketize(self: Tensor, boundaries: Tensor, out_int32: bool, right: bool, out: "Tensor | None") -> Tensor:
+def _bucketize(self: Tensor, boundaries: Tensor, out_int32: bool, right: bool, out: Tensor | None) -> Tensor:
     if boundaries.dim() != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
     return _searchsorted(boundaries, self, out_int32, right, None, None, out)
@@ -236,7 +235,7 @@ _bincount_decl = declare("bincount(Tensor self, Tensor? weights=None, SymInt min
 
 
 @_bincount_decl.impl_backends
-def bincount(self: Tensor, weights: "Tensor | None" = None, minlength: int = 0) -> Tensor:
+def bincount(self: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """_bincount_cpu: int64 counts, or sums of the weights (float32 weights: float32, else float64)."""
     if self.dtype.is_floating_point or self.dtype.is_complex or self.dtype is _dt.bool:
         raise not_implemented("bincount_cpu", self.dtype)
@@ -263,7 +262,7 @@ def _fmt(v: float) -> str:
     return "-nan" if math.isnan(v) else f"{v:g}"
 
 
-def _histc(self: Tensor, bins: int, min: Any, max: Any, out: "Tensor | None") -> Tensor:
+def _histc(self: Tensor, bins: int, min: Any, max: Any, out: Tensor | None) -> Tensor:
     if out is not None and out.dtype is not self.dtype:
         raise RuntimeError(f"torch.histogram: input tensor and hist tensor should have the same dtype, but got input "
                            f"{TYPE_META_NAME[self.dtype]} and hist {TYPE_META_NAME[out.dtype]}")
@@ -299,7 +298,7 @@ _histc_out.impl_backends(lambda self, bins=100, min=0, max=0, *, out: _histc(sel
 
 
 # ---- unique -------------------------------------------------------------------------------------
-def _unique_impl(self: Tensor, sorted: bool, return_inverse: bool, return_counts: bool, dim: "int | None",
+def _unique_impl(self: Tensor, sorted: bool, return_inverse: bool, return_counts: bool, dim: int | None,
                  consecutive: bool) -> tuple:
     """The three results of _unique2 / unique_dim / unique_consecutive: values, inverse and
     counts (empty when not asked for)."""
@@ -365,7 +364,7 @@ def _pick(results: tuple, return_inverse: bool, return_counts: bool) -> Any:
 
 
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
-           dim: "int | None" = None) -> Any:
+           dim: int | None = None) -> Any:
     """torch.unique (torch/functional.py): the unique elements (or slices along `dim`), sorted,
     with the inverse indices and the counts when asked for."""
     if dim is not None:
@@ -376,7 +375,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
 
 
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
-                       dim: "int | None" = None) -> Any:
+                       dim: int | None = None) -> Any:
     """torch.unique_consecutive (torch/functional.py): one element of each run of equal ones."""
     r = _unique_cons.op(input, return_inverse=return_inverse, return_counts=return_counts, dim=dim)
     return _pick(r, return_inverse, return_counts)

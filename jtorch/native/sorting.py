@@ -169,7 +169,7 @@ topk = structured(
 
 
 # ---- kthvalue, mode: (values, indices) reduced along one dim -----------------------------------
-def _reduced_outputs(self: Tensor, dim: int, keepdim: bool, values: "Tensor | None", indices: "Tensor | None",
+def _reduced_outputs(self: Tensor, dim: int, keepdim: bool, values: Tensor | None, indices: Tensor | None,
                      resize: str = "kthvalue") -> tuple:
     """Allocate the (values, indices) results, or resize the given ones the way `resize` names:
     "kthvalue" (_reduction_with_indices_allocate_or_resize_output), "mode" (the CPU kernel's
@@ -208,8 +208,8 @@ def _resize_reduced(out: Tensor, self: Tensor, dim: int, keepdim: bool, shape: t
     out._size, out._stride = shape, out._stride[:dim] + out._stride[dim + 1:]  # squeeze_(dim)
 
 
-def _kthvalue(self: Tensor, k: int, dim: int, keepdim: bool, values: "Tensor | None",
-              indices: "Tensor | None") -> tuple:
+def _kthvalue(self: Tensor, k: int, dim: int, keepdim: bool, values: Tensor | None,
+              indices: Tensor | None) -> tuple:
     d = wrap_dim(dim, self.dim())
     slice_size = self._size[d] if self.dim() else 1
     zero_numel_check_dims(self, d, "kthvalue()")
@@ -257,7 +257,7 @@ _LEGACY = {_dt.float32: "Float", _dt.float64: "Double", _dt.float16: "Half", _dt
            _dt.complex64: "ComplexFloat", _dt.complex128: "ComplexDouble"}
 
 
-def _mode(self: Tensor, dim: int, keepdim: bool, values: "Tensor | None", indices: "Tensor | None") -> tuple:
+def _mode(self: Tensor, dim: int, keepdim: bool, values: Tensor | None, indices: Tensor | None) -> tuple:
     if self._device.type == "meta":  # torch's meta registration (meta_median_mode_dim): shapes only
         return _reduced_outputs(self, wrap_dim(dim, self.dim()), keepdim, values, indices, "plain")
     if self._device.type not in ("cpu", "cuda"):

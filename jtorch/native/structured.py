@@ -4,12 +4,12 @@ PyTorch's generated RegisterCPU.cpp / RegisterMeta.cpp).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..structured.meta import MetaBase
-from ..structured.structured import (FastPath, Impl, Meta, functional_kernel, inplace_kernel, make_binder,
-                                     out_kernel)
+from ..structured.structured import FastPath, Impl, Meta, functional_kernel, inplace_kernel, make_binder, out_kernel
 from .registry import NativeFunction, declare
 
 

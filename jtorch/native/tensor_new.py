@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..device import CPU, _default as _default_device, as_device, device as _device_cls
+from ..device import CPU, as_device
+from ..device import _default as _default_device
+from ..device import device as _device_cls
 from ..geometry import storage_extent
 from ..promotion import promote_types
 from ..scalar import LIMITS, checked_scalar, overflow_error, unpack_long

@@ -21,25 +21,33 @@ the dtype dispatch in its CPU kernels ('"frac_cpu" not implemented for 'Long'') 
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..kernels import scalar_unary as s
 from ..backends import backend
-from .elementwise import elementwise
-from .structured import StructuredFamily
-from ..structured.tensor_iterator import (
-    FUNCTIONAL, INPLACE, OUT, SCALAR_TYPE_NAME, UNARY_FLOAT_OP, UNARY_FORCE_BOOL_OP, UNARY_OP,
-    TensorIterator, TensorIteratorConfig,
-)
+from ..kernels import scalar_unary as s
 from ..promotion import can_cast
 from ..scalar import not_implemented
 from ..structured.elementwise import _FAST_DTYPES, contiguous_runner
-from ..structured.tensor_iterator import _contiguous
+from ..structured.tensor_iterator import (
+    FUNCTIONAL,
+    INPLACE,
+    OUT,
+    SCALAR_TYPE_NAME,
+    UNARY_FLOAT_OP,
+    UNARY_FORCE_BOOL_OP,
+    UNARY_OP,
+    TensorIterator,
+    TensorIteratorConfig,
+    _contiguous,
+)
 from ..tensor import Tensor, new_storage
+from .elementwise import elementwise
 from .registry import NativeFunction, declare
+from .structured import StructuredFamily
 
 
 # ---- checks (PyTorch's texts) -----------------------------------------------------------------
@@ -127,7 +135,7 @@ def _round_decimals_select(extras: dict) -> tuple[Callable, tuple[str, ...]]:
 
 
 # ---- declarations -----------------------------------------------------------------------------
-def unary(name: str, config: "TensorIteratorConfig | Callable[[dict], TensorIteratorConfig]",
+def unary(name: str, config: TensorIteratorConfig | Callable[[dict], TensorIteratorConfig],
           scalar: Callable | None = None, *, inplace_variants: str = "function, method", **kw: Any) -> StructuredFamily:
     """The three overloads of a plain unary operator, `name`, `name_` and `name.out`, verbatim
     from native_functions.yaml."""
@@ -227,7 +235,7 @@ logical_not = unary("logical_not", UNARY_FORCE_BOOL_OP, s.logical_not, inplace_v
 
 # ---- operators PyTorch does not build as structured kernels -----------------------------------
 def _iterate(mode: int, config: TensorIteratorConfig, self: Tensor, scalar_fn: Callable,
-             extra: "tuple | Callable[[TensorIterator], tuple]" = (), provided: Tensor | None = None,
+             extra: tuple | Callable[[TensorIterator], tuple] = (), provided: Tensor | None = None,
              check: Callable[[_dt.dtype], None] | None = None) -> Tensor:
     """Build a TensorIterator over `self` (into `provided` for in-place / out=) and run the loop
     of `scalar_fn` on the tensors' backend; on meta tensors only the output's metadata is made.

@@ -14,11 +14,14 @@ TensorUtils.cpp (computeStride).
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .. import dtypes as _dt
 from .._enums import contiguous_format
-from ..geometry import is_contiguous, numel as _numel, shape_str as _fmt, wrap_dim
+from ..geometry import is_contiguous, wrap_dim
+from ..geometry import numel as _numel
+from ..geometry import shape_str as _fmt
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
 from .registry import by_name, declare

@@ -21,7 +21,7 @@ def _make_subclass(cls: type, data: Tensor, requires_grad: bool) -> Tensor:
 class Parameter(Tensor):
     """A Tensor that is a module parameter: assigning one to a Module attribute registers it."""
 
-    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
             import jtorch
 
@@ -36,7 +36,7 @@ class Parameter(Tensor):
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         pass  # everything happens in __new__ (Tensor has no __init__ to call)
 
-    def __deepcopy__(self, memo: dict) -> "Parameter":
+    def __deepcopy__(self, memo: dict) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]
         result = type(self)(self.data.clone(), self.requires_grad)

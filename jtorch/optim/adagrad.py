@@ -1,7 +1,8 @@
 """Adagrad (lr_decay, weight decay, initial accumulator, maximize): torch's dense single-tensor update."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import jtorch
 

@@ -8,12 +8,13 @@ about ten fewer operator calls per parameter.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import jtorch
 
 from ..native.fused_optim import FUSED_DTYPES
-from .optimizer import Optimizer, _check_closure, _use_grad, _scalar_step
+from .optimizer import Optimizer, _check_closure, _scalar_step, _use_grad
 
 __all__ = ["Adam"]
 

@@ -1,7 +1,8 @@
 """AdamW: Adam with decoupled weight decay (default 1e-2), as torch 2.13 defines it."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .adam import Adam
 

@@ -9,8 +9,9 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable, Iterable
 from functools import wraps
-from typing import Any, Callable, Iterable
+from typing import Any
 from weakref import ref
 
 from .optimizer import Optimizer
@@ -45,7 +46,7 @@ def _format_param(name: str, optimizer: Optimizer, param: Any) -> list[Any]:
     return [param] * len(optimizer.param_groups)
 
 
-def _warn_get_lr_called_within_step(s: "LRScheduler") -> None:
+def _warn_get_lr_called_within_step(s: LRScheduler) -> None:
     if not s._get_lr_called_within_step:
         warnings.warn(
             "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",

@@ -10,9 +10,10 @@ from __future__ import annotations
 import functools
 import warnings
 from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
 from copy import deepcopy
 from itertools import chain
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import jtorch
 from jtorch import Tensor
@@ -44,7 +45,7 @@ def _use_grad(step: Callable) -> Callable:
     (False: no_grad), as torch's `_use_grad_for_differentiable` does."""
 
     @functools.wraps(step)
-    def wrapper(self: "Optimizer", *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
         prev = jtorch.is_grad_enabled()
         jtorch.set_grad_enabled(bool(self.defaults.get("differentiable", False)))
         try:
@@ -59,7 +60,7 @@ def _with_hooks(step: Callable) -> Callable:
     """Every optimizer's step (a user's subclass too) runs the registered pre and post hooks."""
 
     @functools.wraps(step)
-    def wrapper(self: "Optimizer", *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
         for hook in list(self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:

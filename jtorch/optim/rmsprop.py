@@ -1,11 +1,12 @@
 """RMSprop (centered, momentum, weight decay, maximize): torch's single-tensor update."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import jtorch
 
-from .optimizer import Optimizer, _check_closure, _use_grad, _scalar_step
+from .optimizer import Optimizer, _check_closure, _scalar_step, _use_grad
 
 __all__ = ["RMSprop"]
 

@@ -1,7 +1,8 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize (torch's single-tensor path)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from .optimizer import Optimizer, _check_closure, _use_grad
 

@@ -8,8 +8,9 @@ arguments followed by the other arguments it needs (by schema name), e.g. `add(s
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from math import prod as _prod
-from typing import Any, Callable
+from typing import Any
 
 from .. import dtypes as _dt
 from ..backends import Backend, backend
@@ -33,11 +34,11 @@ def elementwise_kernels(
     *,
     scalar: Callable | None = None,
     select: Select | None = None,
-    config: "TensorIteratorConfig | Callable[[dict], TensorIteratorConfig]",
+    config: TensorIteratorConfig | Callable[[dict], TensorIteratorConfig],
     check: Check | None = None,
     prepare: Prepare | None = None,
     dispatch_check: Check | None = None,
-) -> "tuple[Callable, Callable, Callable]":
+) -> tuple[Callable, Callable, Callable]:
     """(meta, impl, fast_path) of an elementwise operator family, from its out= schema and its
     scalar function (jtorch.native.elementwise.elementwise declares the family with them).
 
@@ -56,7 +57,7 @@ def elementwise_kernels(
         assert scalar is not None
         fixed: list = []
 
-        def select(extras: dict) -> "tuple[Callable, tuple[str, ...]]":
+        def select(extras: dict) -> tuple[Callable, tuple[str, ...]]:
             # the names are read off the schema and the scalar function on first use (start-up)
             if not fixed:
                 fixed.append((scalar, tuple(list(inspect.signature(scalar).parameters)[_n_tensor_params(out):])))
@@ -77,7 +78,7 @@ def elementwise_kernels(
         dt = it.compute_dtype
         backend.stub("elementwise")(it, fn, tuple(to_compute(dt, extras[n]) for n in names))
 
-    def fast(kind: str, bind: Callable, generic: Callable, backend: Backend) -> "Callable | None":
+    def fast(kind: str, bind: Callable, generic: Callable, backend: Backend) -> Callable | None:
         runner = backend.stubs.get("elementwise_contiguous")
         if runner is None:
             return None
@@ -88,7 +89,7 @@ def elementwise_kernels(
     return meta, impl, fast
 
 
-def _default_call(out_schema: str) -> "tuple[int | None, dict | None]":
+def _default_call(out_schema: str) -> tuple[int | None, dict | None]:
     """(n, extras) when a call with just the n leading tensor arguments, positionally, leaves every
     other argument at its default (`add(a, b)`: alpha=1), else (None, None)."""
     args = [a for a in FunctionSchema.parse(out_schema).arguments if not a.is_out]
@@ -105,7 +106,7 @@ _ALL_ARRAYS = [(True,) * n for n in range(8)]  # shared objects: `is` tells the 
 _ARRAY_SCALAR = (True, False)
 
 
-def _extras_key(extras: dict) -> "tuple | None":
+def _extras_key(extras: dict) -> tuple | None:
     """A hashable key that tells apart every set of extras a plan could differ for: each value's
     type with it (1, 1.0 and True are equal in Python, not for alpha_check), floats by their bits
     (-0.0 is not 0.0; NaN is one key). None for any other kind of value: no cached plan."""
@@ -159,7 +160,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
     wrapped_types: dict = {}  # (array dtype, Python number's dtype) -> result dtype
     default_config: list = []  # config_of(defaults), made on first use
 
-    def fits(tensors: list, config: TensorIteratorConfig) -> "tuple[_dt.dtype, tuple[bool, ...]] | None":
+    def fits(tensors: list, config: TensorIteratorConfig) -> tuple[_dt.dtype, tuple[bool, ...]] | None:
         """(compute dtype, which inputs are arrays) when the fast set-up applies, else None.
         Raises AttributeError for an operand that is not a tensor (an absent optional one)."""
         a = tensors[0]
@@ -227,7 +228,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
             r = runners[(fn, pattern)] = make_runner(fn, pattern, len(names))
         return r, [to_compute(dt, extras[n]) for n in names], config.static_dtype or dt
 
-    def bound(args: tuple, kwargs: dict, mode: int, provided: Any) -> "tuple[list, dict | None]":
+    def bound(args: tuple, kwargs: dict, mode: int, provided: Any) -> tuple[list, dict | None]:
         """(tensors, extras), extras None for a default call that `prepare` left alone."""
         if lead is not None and not kwargs and len(args) == lead:
             tensors, extras = list(args), None
@@ -240,7 +241,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
                 extras = e
         return tensors, extras
 
-    def setup(tensors: list, extras: "dict | None", self: Any = None) -> "tuple | None":
+    def setup(tensors: list, extras: dict | None, self: Any = None) -> tuple | None:
         """(dtype, pattern, plan) when the fast set-up applies, else None. An in-place call (self
         given) also needs the result dtype to be self's, self to be an array, and no other
         operand sharing its storage (the full build checks the overlap, before any check)."""
@@ -379,7 +380,7 @@ def _fast_path(kind: str, bind: Callable, generic: Callable, device_type: str, m
 _contiguous_runners: dict = {}  # (device type, scalar function, inputs, extras) -> runner
 
 
-def contiguous_runner(device_type: str, fn: Callable, ninputs: int, nextra: int) -> "Callable | None":
+def contiguous_runner(device_type: str, fn: Callable, ninputs: int, nextra: int) -> Callable | None:
     """The backend's `elementwise_contiguous` runner of `fn` over `ninputs` contiguous arrays,
     made once per device type (None where the backend has no such stub): for kernels outside an
     elementwise family that take TensorIterator's fast set-up themselves (relu, the fused optimizers)."""

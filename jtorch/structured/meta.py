@@ -19,12 +19,11 @@ import warnings
 from math import prod
 from typing import Any
 
-from ..warn import user_stacklevel
 from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import contiguous_strides, shape_str, storage_extent
 from ..tensor import Tensor, new_storage
-from ..warn import complex_to_real
+from ..warn import complex_to_real, user_stacklevel
 
 FUNCTIONAL, INPLACE, OUT = 0, 1, 2
 
@@ -36,7 +35,7 @@ TYPE_META_NAME = {
 }
 
 
-def allocate(size: tuple, stride: "tuple | None", dtype: _dt.dtype, device: Any) -> Tensor:
+def allocate(size: tuple, stride: tuple | None, dtype: _dt.dtype, device: Any) -> Tensor:
     """empty_strided(size, stride) on `device` (contiguous when stride is None)."""
     if stride is None:  # contiguous: the extent is the element count (math.prod: no generator)
         return Tensor._make(new_storage(prod(size), dtype, device), size, contiguous_strides(size), 0, dtype, device)
@@ -60,7 +59,7 @@ def fill(t: Tensor, value: Any) -> None:
         backend(t._device.type).stub("fill")(t, checked_scalar(t.dtype, value))
 
 
-def resize_output(out: Tensor, size: tuple, stride: "tuple | None" = None) -> bool:
+def resize_output(out: Tensor, size: tuple, stride: tuple | None = None) -> bool:
     """at::native::resize_output: warn when a non-empty out= tensor has the wrong shape, then
     resize it (restrided to `stride`, contiguous by default). Returns whether it resized."""
     if out._size == size:
@@ -94,7 +93,7 @@ def check_inplace(self: Tensor, size: tuple, dtype: _dt.dtype, device: Any) -> N
                            f"{shape_str(size)} should match")
 
 
-def resize_out(out: Tensor, size: tuple, stride: "tuple | None", dtype: _dt.dtype, device: Any) -> None:
+def resize_out(out: Tensor, size: tuple, stride: tuple | None, dtype: _dt.dtype, device: Any) -> None:
     """The generated structured out= wrapper's resize_out: same dtype and device, then resize."""
     if dtype is not out.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {TYPE_META_NAME[dtype]}, but got "
@@ -112,10 +111,10 @@ class MetaBase:
         self.provided = provided          # (self,) for in-place, the out= tensors for out=
         self._outputs: list = list(provided)
 
-    def maybe_get_output(self, i: int = 0) -> "Tensor | None":
+    def maybe_get_output(self, i: int = 0) -> Tensor | None:
         return self.provided[i] if i < len(self.provided) else None
 
-    def set_output_raw_strided(self, i: int, size: tuple, stride: "tuple | None", dtype: _dt.dtype,
+    def set_output_raw_strided(self, i: int, size: tuple, stride: tuple | None, dtype: _dt.dtype,
                                device: Any) -> Tensor:
         size = tuple(size)
         if self.mode == FUNCTIONAL or i >= len(self.provided):

@@ -17,7 +17,8 @@ Nothing here looks inside a storage.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import dtypes as _dt
 from ..geometry import contiguous_strides, dim_list_to_mask, reduced_shape, wrap_dim
@@ -29,7 +30,7 @@ from .tensor_iterator import TensorIterator, _cast
 Dims = "Sequence[int] | int | None"
 
 
-def dims_tuple(dim: Any) -> "tuple[int, ...] | None":
+def dims_tuple(dim: Any) -> tuple[int, ...] | None:
     """An int, a list of ints or None, as PyTorch's OptionalIntArrayRef (None stays None)."""
     if dim is None:
         return None
@@ -108,8 +109,8 @@ def review_reduce_result(result: Tensor, ndim: int, mask: Sequence[bool], keepdi
     return Tensor._make(result._storage, size, stride, result._offset, result.dtype, result._device)
 
 
-def make_reduction(name: str, results: "Sequence[Tensor]", self: Tensor, dims: Any, keepdim: bool,
-                   in_dtype: _dt.dtype, out_dtypes: "Sequence[_dt.dtype]",
+def make_reduction(name: str, results: Sequence[Tensor], self: Tensor, dims: Any, keepdim: bool,
+                   in_dtype: _dt.dtype, out_dtypes: Sequence[_dt.dtype],
                    allow_empty_dims: bool = False) -> TensorIterator:
     """make_reduction (one output, or values + indices): the iterator a reduce stub runs."""
     for r, dt in zip(results, out_dtypes):
@@ -146,7 +147,7 @@ def _reduced_numel(size: tuple, mask: Sequence[bool]) -> int:
     return n
 
 
-def run_reduction(name: str, results: "Sequence[Tensor]", self: Tensor, dims: Any, keepdim: bool,
+def run_reduction(name: str, results: Sequence[Tensor], self: Tensor, dims: Any, keepdim: bool,
                   in_dtype: _dt.dtype, reduction: Any, backend: Any, extras: tuple = (),
                   allow_empty_dims: bool = False) -> None:
     """The impl of a structured reduction: build the iterator, run the backend's reduce stub,

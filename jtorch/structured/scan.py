@@ -11,7 +11,8 @@ the same names (ReduceOps.cpp, SoftMax.cpp), with their messages.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from .. import dtypes as _dt
 from .. import memory_overlap as _mo

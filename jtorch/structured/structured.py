@@ -17,7 +17,8 @@ the declarations' job (jtorch.native.structured.structured).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import backends as _backends
 from ..schema import FunctionSchema

@@ -17,8 +17,15 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as _dt
-from ..geometry import (coalesce_dimensions, contiguous_strides, infer_size, is_contiguous,  # noqa: F401
-                        reorder_dimensions, shape_str, storage_extent)
+from ..geometry import (  # noqa: F401
+    coalesce_dimensions,
+    contiguous_strides,
+    infer_size,
+    is_contiguous,
+    reorder_dimensions,
+    shape_str,
+    storage_extent,
+)
 from ..memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 from ..promotion import can_cast, result_type_many
 from ..scalar import SCALAR_TYPE_NAME, as_scalar
@@ -93,7 +100,7 @@ class Operand:
 class TensorIterator(MetaBase):
     """One elementwise computation being set up (and, for structured kernels, its outputs)."""
 
-    def __init__(self, mode: int = FUNCTIONAL, provided: "tuple | Tensor | None" = ()) -> None:
+    def __init__(self, mode: int = FUNCTIONAL, provided: tuple | Tensor | None = ()) -> None:
         if not isinstance(provided, tuple):
             provided = () if provided is None else (provided,)
         super().__init__(mode, provided)
@@ -106,13 +113,13 @@ class TensorIterator(MetaBase):
         self.perm: list[int] = []
 
     # ---- configuration ----
-    def build_op(self, config: TensorIteratorConfig, out: Tensor | None, *inputs: Tensor) -> "TensorIterator":
+    def build_op(self, config: TensorIteratorConfig, out: Tensor | None, *inputs: Tensor) -> TensorIterator:
         self.operands = [Operand(out, True)] + [Operand(t, False) for t in inputs]
         self.num_outputs = 1
         self.build(config)
         return self
 
-    def build_reduce_op(self, outs: "tuple[Tensor, ...]", input: Tensor) -> "TensorIterator":
+    def build_reduce_op(self, outs: tuple[Tensor, ...], input: Tensor) -> TensorIterator:
         """TensorIterator::reduce_op(out[, out2], a): the outputs are the viewed results."""
         self.operands = [Operand(t, True) for t in outs] + [Operand(input, False)]
         self.num_outputs = len(outs)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import cmath
 import collections.abc
-from typing import Any, Callable, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -50,7 +51,7 @@ class _Unsupported(Exception):
     """This kind of pair does not take these inputs: try the next."""
 
 
-def default_tolerances(*inputs: "jtorch.Tensor | jtorch.dtype") -> tuple[float, float]:
+def default_tolerances(*inputs: jtorch.Tensor | jtorch.dtype) -> tuple[float, float]:
     """The loosest (rtol, atol) of the inputs' dtypes."""
     dtypes = []
     for x in inputs:
@@ -64,7 +65,7 @@ def default_tolerances(*inputs: "jtorch.Tensor | jtorch.dtype") -> tuple[float, 
     return max(rtols), max(atols)
 
 
-def _tolerances(*inputs: Any, rtol: "float | None", atol: "float | None", id: tuple) -> tuple[float, float]:
+def _tolerances(*inputs: Any, rtol: float | None, atol: float | None, id: tuple) -> tuple[float, float]:
     if (rtol is None) ^ (atol is None):
         raise _Failure(ValueError, "Both 'rtol' and 'atol' must be either specified or omitted, "
                                    f"but got no {'rtol' if rtol is None else 'atol'}.", id)
@@ -268,8 +269,8 @@ def _leaves(actual: Any, expected: Any, id: tuple = ()) -> list:
     return [(actual, expected, id)]
 
 
-def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, rtol: "float | None" = None,
-                 atol: "float | None" = None, equal_nan: bool = False, check_device: bool = True,
+def assert_close(actual: Any, expected: Any, *, allow_subclasses: bool = True, rtol: float | None = None,
+                 atol: float | None = None, equal_nan: bool = False, check_device: bool = True,
                  check_dtype: bool = True, check_layout: bool = True, check_stride: bool = False,
                  msg: Msg = None) -> None:
     """Asserts that `actual` and `expected` are close (torch.testing.assert_close): for tensors,

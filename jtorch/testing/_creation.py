@@ -47,8 +47,8 @@ def _uniform(shape: tuple, dtype: jtorch.dtype, device: Any, low: float, high: f
     return t.uniform_(low, high)
 
 
-def make_tensor(*shape: Any, dtype: jtorch.dtype, device: Any, low: "float | None" = None,
-                high: "float | None" = None, requires_grad: bool = False, noncontiguous: bool = False,
+def make_tensor(*shape: Any, dtype: jtorch.dtype, device: Any, low: float | None = None,
+                high: float | None = None, requires_grad: bool = False, noncontiguous: bool = False,
                 exclude_zero: bool = False, memory_format: Any = None) -> jtorch.Tensor:
     """A tensor of `shape` filled with values drawn uniformly from [low, high) (torch.testing.make_tensor):
     defaults by dtype (bool [0, 2), uint8 [0, 10), signed [-9, 10), floating and complex [-9, 9)),

@@ -16,7 +16,8 @@ stride); Python scalars of a dtype's kind. Requires hypothesis (an optional depe
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
@@ -90,7 +91,7 @@ def scalars(dtype: jtorch.dtype, *, allow_nan: bool = False, allow_infinity: boo
 
 # ---- values and layouts (plain functions: the strategies below use them, tests call them too) ----
 def random_values(rng: np.random.Generator, dtype: Any, shape: tuple, *, low: float = -20, high: float = 20,
-                  nonzero: "bool | str" = False, specials: bool = False) -> np.ndarray:
+                  nonzero: bool | str = False, specials: bool = False) -> np.ndarray:
     """Values of `dtype` (a NumPy or jtorch dtype) in [low, high]: integers ([0, high] unsigned),
     floats with a fractional part and, with `specials`, some NaN, +-inf and signed zeros. `nonzero`
     replaces zeros by ones (in integer and bool dtypes only when it is "integral")."""
@@ -124,7 +125,7 @@ def _c_array(a: np.ndarray) -> np.ndarray:
     return np.array(a, order="C", copy=True)
 
 
-def with_layout(values: Any, layout: str = "contiguous") -> "tuple[jtorch.Tensor, np.ndarray]":
+def with_layout(values: Any, layout: str = "contiguous") -> tuple[jtorch.Tensor, np.ndarray]:
     """A jtorch tensor holding `values` in `layout` (see LAYOUTS; a layout the shape cannot have
     falls back to contiguous), and the values it holds: an expanded tensor repeats its first slice
     along the expanded dim, so its values differ from `values`."""
@@ -145,8 +146,8 @@ def with_layout(values: Any, layout: str = "contiguous") -> "tuple[jtorch.Tensor
 
 
 @st.composite
-def tensors(draw: Any, dtype: "jtorch.dtype | st.SearchStrategy | None" = None,
-            shape: "tuple | st.SearchStrategy | None" = None, layout: "str | st.SearchStrategy | None" = None,
+def tensors(draw: Any, dtype: jtorch.dtype | st.SearchStrategy | None = None,
+            shape: tuple | st.SearchStrategy | None = None, layout: str | st.SearchStrategy | None = None,
             **value_options: Any) -> jtorch.Tensor:
     """A jtorch tensor: dtype (default: any), shape (default: shapes()), layout (default: any of
     LAYOUTS), values from random_values(**value_options) (low, high, nonzero, specials). Its

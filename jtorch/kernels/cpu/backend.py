@@ -7,7 +7,8 @@ PrivateUse1 one) provides the same stubs for its own storage.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...backends import register_backend
 from ...storage import CPUStorage

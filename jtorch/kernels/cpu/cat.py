@@ -4,7 +4,8 @@ when that does not apply; aten::cat then copies each input into its slice with t
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -19,7 +19,7 @@ generators (reductions, scans).
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Mapping, Optional
+from collections.abc import Callable, Mapping
 
 from numba import types as nbtypes
 from numba.core.imputils import lower_builtin
@@ -122,7 +122,7 @@ _HEADER = ("import numba as _jt_nb\n"
            "next_row as _jt_next_row\n")
 
 
-def prelude(fn: Callable, entries: Optional[Mapping[str, Callable]] = None) -> tuple[str, str]:
+def prelude(fn: Callable, entries: Mapping[str, Callable] | None = None) -> tuple[str, str]:
     """(source of the CPU header, imports, constants and re-emitted functions, hash of imported
     files) for `fn` bound to ``_jt_fn``, plus other `entries` (alias -> scalar function)."""
     named = {frontend.ENTRY: fn, **(entries or {})}

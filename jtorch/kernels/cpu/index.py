@@ -27,7 +27,7 @@ def _key(key: list) -> tuple:
     return tuple(slice(None) if e is None else e for e in key)
 
 
-def first_out_of_range(t: Any, lo: int, hi: int) -> "int | None":
+def first_out_of_range(t: Any, lo: int, hi: int) -> int | None:
     """The first element of integer tensor t (row-major order) outside [lo, hi), or None."""
     a = numpy_view(t)
     if a.size == 0 or (a.min() >= lo and a.max() < hi):

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import hashlib
 
-from . import codegen
 from ..scalar_index import IndexMap
+from . import codegen
 
 _JIT = "@_jt_cache\n@_jt_nb.njit(error_model='numpy', nogil=True{opts})\n"
 

@@ -15,12 +15,13 @@ Conventions (PyTorch's TensorIterator after reorder_dimensions + coalescing):
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import cache, codegen
 from ...scalar import as_scalar  # noqa: F401  (the generated runners read scalars with it)
+from . import cache, codegen
 from .threads import GRAIN_SIZE, launch_parallel, num_chunks, parallel_for
 
 
@@ -165,7 +166,7 @@ _IN_PLACE = """\
 
 
 def arrays_runner(scalar_fn: Callable, ninputs: int, nextra: int,
-                  pattern: "tuple[bool, ...] | None" = None) -> Callable[..., None]:
+                  pattern: tuple[bool, ...] | None = None) -> Callable[..., None]:
     """`run(out, tensors, dtype, extras, numel)` for `ninputs` contiguous CPU tensors and a
     contiguous output of `numel` elements, written out for this arity: the fast set-up's
     commonest call pays for no argument list and no loop over operands (a + b on 100k

@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 import numba
-import numpy as np
 
 from .cache import enable_package_cache
 
@@ -86,7 +85,7 @@ def _checked(rows: Any, target: Any, ignore_index: int) -> tuple:
     return n, c, tb, to, (int(tb[to + bad]) if bad >= 0 else None)
 
 
-def loss(kind: str, *args: Any) -> "int | None":
+def loss(kind: str, *args: Any) -> int | None:
     if kind == "nll_loss_forward":
         x, target, weight, reduction, ignore_index, out, tw = args
         n, c, tb, to, bad = _checked(x, target, ignore_index)

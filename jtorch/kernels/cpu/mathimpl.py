@@ -9,7 +9,7 @@ fastmath.py has vectorizable versions (libm calls do not vectorize here: no SVML
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 from numba.core import types
@@ -18,7 +18,7 @@ from .. import jmath
 from ..frontend import same_as
 from . import fastmath
 
-CPU: dict[Callable, Callable[..., Optional[Callable]]] = {}
+CPU: dict[Callable, Callable[..., Callable | None]] = {}
 
 
 def _cpu(stub: Callable) -> Callable:

@@ -85,7 +85,7 @@ def _matrix(t: Any, copy_unless_blasable: bool) -> np.ndarray:
     return a
 
 
-def _product(kind: str, A: np.ndarray, B: np.ndarray, O: "np.ndarray | None" = None) -> np.ndarray:
+def _product(kind: str, A: np.ndarray, B: np.ndarray, O: np.ndarray | None = None) -> np.ndarray:
     """A @ B (a dot product for dot/vdot) in the compute dtype, written into O when given (O must
     then be row-major for mm/bmm, and C-contiguous int64 for integers). BLAS dtypes come as
     BLAS-able views."""
@@ -156,7 +156,7 @@ def matmul(kind: str, out: Any, a: Any, b: Any, self: Any = None, beta: Any = 0,
     _combine(O, P, S, beta)
 
 
-def _combine(O: np.ndarray, P: "np.ndarray | None", S: "np.ndarray | None", beta: Any) -> None:
+def _combine(O: np.ndarray, P: np.ndarray | None, S: np.ndarray | None, beta: Any) -> None:
     """O = P + beta * S, in the compute dtype of P, then cast (wrapping, rounding) into O."""
     with np.errstate(all="ignore"):
         if S is None:

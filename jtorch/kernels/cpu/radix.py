@@ -346,7 +346,7 @@ def _prefix(var: int) -> tuple:
 
 
 def sort_row(buf: np.ndarray, off: int, es: int, kind: int, sign: np.uint64, expmask: np.uint64, descending: bool,
-             keys: np.ndarray, tmp: np.ndarray, values: "np.ndarray | None", indices: np.ndarray,
+             keys: np.ndarray, tmp: np.ndarray, values: np.ndarray | None, indices: np.ndarray,
              nchunks: int) -> None:
     """Sort the row buf[off + j * es], j < n = keys.shape[0] (RADIX_MIN <= n < 2**31), of a 1-D
     C-contiguous array of unsigned ints of the element's width: indices[j], and values[j] unless

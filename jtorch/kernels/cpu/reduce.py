@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from . import cache, reduce_codegen
-from .threads import GRAIN_SIZE, num_chunks
 from ...geometry import contiguous_strides
 from ..reduction import OrderStatistic, Reduction
+from . import cache, reduce_codegen
+from .threads import GRAIN_SIZE, num_chunks
+
 
 def kernels(r: Reduction) -> Any:
     """The imported kernel module of `r` (generated on first use; shared by reductions whose
@@ -146,7 +147,7 @@ def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = (), m
     return run(ib, x._offset, n, results, extras)
 
 
-def _acc_dtype(r: Reduction, in_dt: np.dtype, out_dt: "np.dtype | None") -> np.dtype:
+def _acc_dtype(r: Reduction, in_dt: np.dtype, out_dt: np.dtype | None) -> np.dtype:
     """The accumulators' dtype: bool for any/all, the input's for `acc == "in"` (or when there is
     no values output), else the values output's (sum of int32 accumulates in int64)."""
     if r.acc == "bool":

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-from typing import Callable
+from collections.abc import Callable
 
-from . import codegen
 from ..reduction import Reduction
+from . import codegen
 
 LEVEL_POWER_MIN = 8      # chunks of >= 256 elements: PyTorch's >= 16 rows of 32 vector lanes
 BLOCK = 1024             # selecting reductions: block scanned before locating an index

@@ -45,7 +45,7 @@ def _coalesce(shape: list, a: list, b: list) -> tuple[list, list, list]:
 _loops: Any = None
 
 
-def remap(dst: Any, src: Any, tri: "tuple[int, bool] | None" = None) -> None:
+def remap(dst: Any, src: Any, tri: tuple[int, bool] | None = None) -> None:
     global _loops
     size = dst._size
     numel = 1

@@ -17,6 +17,7 @@ from ..scalar_scan import RowNormaliser
 from . import cache, scan_codegen
 from .threads import GRAIN_SIZE, num_chunks
 
+
 def _kernels(decl: Any) -> Any:
     """The imported kernel module of a scan declaration (generated on first use)."""
     return cache.generated_module(("scan", decl), lambda: scan_codegen.module_source(decl))

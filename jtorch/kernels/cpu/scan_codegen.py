@@ -19,7 +19,8 @@ arithmetic wraps and float arithmetic follows NumPy's error model.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import cache, odometer
 from .codegen import prelude

@@ -26,14 +26,17 @@ of that width.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
 
 from .cache import enable_package_cache
 from .host import numpy_view
-from .order_keys import UINT as _UINT, dtype_params as _dtype_params, float_key as _float_key
+from .order_keys import UINT as _UINT
+from .order_keys import dtype_params as _dtype_params
+from .order_keys import float_key as _float_key
 from .radix import RADIX_MIN, sort_row
 from .threads import num_chunks
 from .topk import select
@@ -211,7 +214,7 @@ def _long_row(a: np.ndarray, n: int) -> bool:
     return (a.ndim == 0 or a.size == n) and RADIX_MIN <= n < (1 << 31) and a.itemsize <= 4
 
 
-def _sort_row(row: tuple, kind: int, sign: Any, expmask: Any, descending: bool, values: "np.ndarray | None",
+def _sort_row(row: tuple, kind: int, sign: Any, expmask: Any, descending: bool, values: np.ndarray | None,
               indices: np.ndarray) -> None:
     """radix.sort_row of one long row into 1-D outputs (values None: indices only)."""
     buf, off, rs, es, n = row
@@ -318,7 +321,7 @@ def _search(bd: Any, x: Any, right: bool, sorter: Any, out: Any) -> None:
     numpy_view(out)[...] = res.reshape(numpy_view(out).shape)
 
 
-def _unique(x: Any, sorted_: bool, return_inverse: bool, return_counts: bool, dim: "int | None",
+def _unique(x: Any, sorted_: bool, return_inverse: bool, return_counts: bool, dim: int | None,
             consecutive: bool, alloc: Callable) -> None:
     """alloc(i, shape) -> output tensor i (values, inverse, counts) of that shape."""
     a = numpy_view(x)

@@ -50,7 +50,8 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 GRAIN_SIZE = 32768
 

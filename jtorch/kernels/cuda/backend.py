@@ -10,7 +10,8 @@ call, which then installs the module's function as the stub itself.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...backends import register_backend
 

@@ -129,7 +129,7 @@ def padded(n: int) -> int:
     return 1 << max(n - 1, 0).bit_length()
 
 
-def sort_pairs(keys: Any, idx: Any, nrows: int, npad: int, tile: "int | None" = None) -> None:
+def sort_pairs(keys: Any, idx: Any, nrows: int, npad: int, tile: int | None = None) -> None:
     """Sort each row (npad pairs, a power of two) of keys/idx in place, ascending by (key, idx)."""
     if npad < 2 or nrows == 0:
         return

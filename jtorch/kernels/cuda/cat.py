@@ -15,7 +15,8 @@ its position there in C order and writes the output element at the same position
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from numba import cuda
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import math as _math
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from .. import frontend, jmath
 from ..cpu import cache
@@ -33,7 +34,7 @@ def mark(name: str) -> str:
     return f"{name} = _jt_cuda.jit(device=True)({name})"
 
 
-def prelude(fn: Callable, entries: "Optional[dict[str, Callable]]" = None) -> tuple[str, str]:
+def prelude(fn: Callable, entries: dict[str, Callable] | None = None) -> tuple[str, str]:
     """(header + the scalar module as device functions, digest of the files it imports)."""
     _ensure_helpers()
     named = {frontend.ENTRY: fn, **(entries or {})}

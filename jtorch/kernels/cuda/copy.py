@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...geometry import is_contiguous, numel as _numel
+from ...geometry import is_contiguous
+from ...geometry import numel as _numel
 from ..cpu.tensor_copy import loop_plan
 from .elementwise import Operand, launch
 

@@ -21,7 +21,7 @@ _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 class _State:
     cupy: Any = None
-    use: "bool | None" = None  # None: not decided yet
+    use: bool | None = None  # None: not decided yet
 
 
 def _cupy() -> Any:

@@ -27,7 +27,7 @@ SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 class _State:
     cuda: Any = None          # the numba.cuda module, once imported
     imported = False
-    available: "bool | None" = None
+    available: bool | None = None
     lock = threading.Lock()
 
 
@@ -172,7 +172,7 @@ class Event:
     def __init__(self, enable_timing: bool = False) -> None:
         self.enable_timing = enable_timing
         self._ev: Any = None
-        self._t: "float | None" = None
+        self._t: float | None = None
 
     def record(self) -> None:
         cuda = lazy_init()
@@ -191,7 +191,7 @@ class Event:
     def query(self) -> bool:
         return self._ev is None or bool(self._ev.query())
 
-    def elapsed_time(self, end: "Event") -> float:
+    def elapsed_time(self, end: Event) -> float:
         """Milliseconds from this event to `end` (both recorded, timing enabled)."""
         if not (self.enable_timing and end.enable_timing):
             raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")

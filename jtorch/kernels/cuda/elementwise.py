@@ -9,7 +9,8 @@ from a small int64 array, kept on the device per geometry so repeated shapes upl
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
-from ...geometry import index_map_geometry, numel as _numel
+from ...geometry import index_map_geometry
+from ...geometry import numel as _numel
 from ..cpu import cache
 from ..scalar_index import IndexMap
 from . import driver, index_codegen
@@ -171,7 +172,7 @@ def _walk(t: Any) -> tuple:
     return _numel(size), meta_array((len(size), *size, *stride))
 
 
-def first_out_of_range(index: Any, lo: int, hi: int) -> "int | None":
+def first_out_of_range(index: Any, lo: int, hi: int) -> int | None:
     n, g = _walk(index)
     if n == 0:
         return None

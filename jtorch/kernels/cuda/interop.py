@@ -43,7 +43,7 @@ def from_cuda_array_interface(obj: Any) -> Any:
     from ...dtypes import from_numpy_dtype
     from ...tensor import Tensor
     from . import driver
-    from .storage import CUDAStorage, CUDA0
+    from .storage import CUDA0, CUDAStorage
 
     cai = obj.__cuda_array_interface__
     driver.lazy_init()

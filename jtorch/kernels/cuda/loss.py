@@ -106,7 +106,7 @@ def _host(a: Any) -> np.ndarray:
     return a if driver.SIMULATED else a.copy_to_host()
 
 
-def _first_bad(target: Any, n: int, c: int, ignore_index: int) -> "int | None":
+def _first_bad(target: Any, n: int, c: int, ignore_index: int) -> int | None:
     """The first target that is neither ignore_index nor a class in [0, c), else None."""
     if n == 0:
         return None
@@ -116,7 +116,7 @@ def _first_bad(target: Any, n: int, c: int, ignore_index: int) -> "int | None":
     return None if i >= n else int(target._storage.read(target._offset + i))
 
 
-def loss(kind: str, *args: Any) -> "int | None":
+def loss(kind: str, *args: Any) -> int | None:
     if kind == "nll_loss_forward":
         x, target, weight, reduction, ignore_index, out, tw = args
         c = x._size[-1]

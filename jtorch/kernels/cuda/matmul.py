@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-
 from ..cpu.tensor_copy import loop_plan
 from . import cublas, driver, gemm
 from .elementwise import Operand, launch

@@ -27,14 +27,14 @@ time, so they are module constants; float16 accumulates in float32 (PyTorch's ac
 from __future__ import annotations
 
 import inspect
-from typing import Callable
+from collections.abc import Callable
 
 from ..frontend import module_digest
 from ..reduction import Reduction
 from . import codegen
 
 
-def _extras(fn: "Callable | None", nfixed: int) -> str:
+def _extras(fn: Callable | None, nfixed: int) -> str:
     """The extras a piece takes after its `nfixed` leading parameters (map(x, p), project(acc, n, p))."""
     if fn is None:
         return ""

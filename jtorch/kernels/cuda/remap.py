@@ -56,7 +56,7 @@ def remap_kernel(n, g, dst, doff, src, soff, zero):  # pragma: no cover - compil
         i += step
 
 
-def remap(dst: Any, src: Any, tri: "tuple[int, bool] | None" = None) -> None:
+def remap(dst: Any, src: Any, tri: tuple[int, bool] | None = None) -> None:
     numel = 1
     for n in dst._size:
         numel *= n

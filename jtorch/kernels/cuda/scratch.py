@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
-from ...geometry import is_contiguous, numel as _numel
+from ...geometry import is_contiguous
+from ...geometry import numel as _numel
 from ...tensor import Tensor
 from .copy import copy
 from .storage import CUDAStorage
@@ -72,7 +73,7 @@ def moved_last(t: Tensor, dim: int, keep: bool = True) -> Tensor:
     return Tensor._make(t._storage, tuple(size), tuple(stride), t._offset, t.dtype, t._device)
 
 
-def dense(t: Tensor, dtype: "_dt.dtype | None" = None) -> Tensor:
+def dense(t: Tensor, dtype: _dt.dtype | None = None) -> Tensor:
     """t's elements in C order and `dtype` (t's own): t itself when it is dense already, else a
     device copy (keep the returned tensor alive while kernels read its storage)."""
     dtype = dtype or t.dtype
@@ -88,7 +89,7 @@ class Target:
     """A dense C-ordered output for `view` (a tensor, or moved_last of one): its own memory when
     dense, else scratch that `finish` copies back (the copy stub converts dtypes as well)."""
 
-    def __init__(self, view: Tensor, dtype: "_dt.dtype | None" = None) -> None:
+    def __init__(self, view: Tensor, dtype: _dt.dtype | None = None) -> None:
         self.view = view
         dtype = dtype or view.dtype
         self.direct = dtype is view.dtype and is_contiguous(view._size, view._stride)

@@ -8,7 +8,8 @@ inf instead. Generated CUDA modules bind the name `math` to this module under th
 from __future__ import annotations
 
 import math as _math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as _np
 

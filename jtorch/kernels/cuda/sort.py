@@ -9,7 +9,8 @@ copied back): its output sizes depend on the data.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import cuda
@@ -147,7 +148,7 @@ class _Sorted:
                           expmask, ones, flip, self.keys.a, self.idx.a)
             sort_pairs(self.keys.a, self.idx.a, self.nrows, self.npad)
 
-    def gather(self, col0: int, ncols: int, values: "Tensor | None", indices: Tensor, dim: int,
+    def gather(self, col0: int, ncols: int, values: Tensor | None, indices: Tensor, dim: int,
                keep: bool = True) -> None:
         io = Target(moved_last(indices, dim, keep))
         vo = Target(moved_last(values, dim, keep)) if values is not None else None
@@ -161,7 +162,7 @@ class _Sorted:
             vo.finish()
 
 
-def _sort(x: Tensor, dim: int, descending: bool, values: "Tensor | None", indices: Tensor) -> None:
+def _sort(x: Tensor, dim: int, descending: bool, values: Tensor | None, indices: Tensor) -> None:
     _Sorted(x, dim, descending).gather(0, x._size[dim] if x._size else 1, values, indices, dim)
 
 
@@ -188,12 +189,12 @@ def _mode(x: Tensor, dim: int, keepdim: bool, values: Tensor, indices: Tensor) -
 
 
 # ---- searching and counting -------------------------------------------------------------------------------
-def _compare_dtype(d: _dt.dtype) -> "_dt.dtype | None":
+def _compare_dtype(d: _dt.dtype) -> _dt.dtype | None:
     """Half compares as float (as the CPU kernel does); other dtypes as they are."""
     return _dt.float32 if d is _dt.float16 else None
 
 
-def _search(bd: Tensor, x: Tensor, right: bool, sorter: "Tensor | None", out: Tensor) -> None:
+def _search(bd: Tensor, x: Tensor, right: bool, sorter: Tensor | None, out: Tensor) -> None:
     m = bd._size[-1] if bd._size else 1
     total = _numel(x._size)
     if total == 0:
@@ -224,7 +225,7 @@ def _isin(e: Tensor, t: Tensor, assume_unique: bool, invert: bool, out: Tensor) 
     o.finish()
 
 
-def _bincount(x: Tensor, weights: "Tensor | None", out: Tensor) -> None:
+def _bincount(x: Tensor, weights: Tensor | None, out: Tensor) -> None:
     o = Target(out)
     nbins = _numel(out._size)
     driver.launch(_zero_kernel, max(nbins, 1), o.data, o.offset, nbins)
@@ -260,7 +261,7 @@ def _cpu_tensor(a: np.ndarray, dtype: _dt.dtype) -> Tensor:
     return Tensor._make(CPUStorage(a.reshape(-1)), tuple(a.shape), contiguous_strides(a.shape), 0, dtype, CPU)
 
 
-def _unique(x: Tensor, sorted_: bool, return_inverse: bool, return_counts: bool, dim: "int | None",
+def _unique(x: Tensor, sorted_: bool, return_inverse: bool, return_counts: bool, dim: int | None,
             consecutive: bool, alloc: Callable) -> None:
     """The CPU kernel on a host copy of x; each result is copied into the device output `alloc`
     makes (fresh and dense, in the layout the operator gives it: unique_dim's is a moveaxis), through

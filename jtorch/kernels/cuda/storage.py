@@ -44,13 +44,13 @@ class CUDAStorage(Storage):
         self.data = _typed(block, numel, np_dtype)
 
     @classmethod
-    def allocate(cls, numel: int, dtype: Any, dev: Any = None) -> "CUDAStorage":
+    def allocate(cls, numel: int, dtype: Any, dev: Any = None) -> CUDAStorage:
         driver.lazy_init()
         np_dtype = np.dtype(dtype.numpy)
         return cls(allocator.allocate(numel * np_dtype.itemsize), numel, np_dtype)
 
     @classmethod
-    def foreign(cls, ptr: int, numel: int, np_dtype: np.dtype, owner: Any) -> "CUDAStorage":
+    def foreign(cls, ptr: int, numel: int, np_dtype: np.dtype, owner: Any) -> CUDAStorage:
         """A storage over device memory jtorch did not allocate (a CuPy array's, a torch tensor's):
         no copy; `owner` stays alive with the storage and the memory never enters jtorch's pool."""
         from numba.cuda.cudadrv.driver import MemoryPointer
@@ -97,11 +97,11 @@ class CUDAStorage(Storage):
             self.data[offset:offset + n].copy_to_device(np.ascontiguousarray(values, self._np),
                                                          stream=driver.current_stream() or 0)
 
-    def reinterpret(self, dtype: Any) -> "CUDAStorage":
+    def reinterpret(self, dtype: Any) -> CUDAStorage:
         np_dtype = np.dtype(dtype.numpy)
         return CUDAStorage(self.block, self.nbytes() // np_dtype.itemsize, np_dtype)
 
-    def clone(self) -> "CUDAStorage":
+    def clone(self) -> CUDAStorage:
         new = CUDAStorage(allocator.allocate(self.nbytes()), self._numel, self._np)
         device_copy(new.data, self.data)
         return new

@@ -9,9 +9,8 @@ which autograd records, as torch's in-place kernels do.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 import jtorch as torch
+
 from ...scalar import SCALAR_TYPE_NAME, not_implemented
 from ...tensor import Tensor
 from ...warn import user_stacklevel
@@ -258,22 +257,22 @@ def _get_softmax_dim(name: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
-            dtype: Optional[torch.dtype] = None) -> Tensor:
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: torch.dtype | None = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim())
     return input.softmax(dim, dtype=dtype)
 
 
-def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
-            dtype: Optional[torch.dtype] = None) -> Tensor:
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: torch.dtype | None = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("softmin", input.dim())
     return (-input).softmax(dim, dtype=dtype)
 
 
-def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3,
-                dtype: Optional[torch.dtype] = None) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: torch.dtype | None = None) -> Tensor:
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim())
     return input.log_softmax(dim, dtype=dtype)

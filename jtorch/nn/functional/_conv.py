@@ -6,7 +6,7 @@ the choice of overload; kernels, checks and gradients live with the operators.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import jtorch
 

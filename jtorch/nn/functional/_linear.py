@@ -4,7 +4,8 @@ run on every device and their gradients come from the operators' own formulas.""
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import jtorch
 

@@ -8,9 +8,9 @@ gradient would be cut by the -100 clamp there).
 from __future__ import annotations
 
 import warnings
-from typing import Optional
 
 import jtorch as torch
+
 from ...autograd.function import Function
 from ...scalar import SCALAR_TYPE_NAME
 from ...tensor import Tensor
@@ -23,7 +23,7 @@ __all__ = [
 
 
 # ---- reductions (torch/nn/_reduction.py) ------------------------------------------------------
-def _legacy_reduction(size_average: Optional[bool], reduce: Optional[bool], emit_warning: bool = True) -> str:
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, emit_warning: bool = True) -> str:
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     ret = "mean" if size_average and reduce else "sum" if reduce else "none"
@@ -33,7 +33,7 @@ def _legacy_reduction(size_average: Optional[bool], reduce: Optional[bool], emit
     return ret
 
 
-def _reduction(reduction: str, size_average: Optional[bool] = None, reduce: Optional[bool] = None) -> str:
+def _reduction(reduction: str, size_average: bool | None = None, reduce: bool | None = None) -> str:
     if size_average is not None or reduce is not None:
         return _legacy_reduction(size_average, reduce)
     if reduction not in ("none", "mean", "sum"):
@@ -71,8 +71,8 @@ def _weighted(loss: Tensor, input: Tensor, weight: Tensor, reduction: str, mean_
 
 
 # ---- regression losses ------------------------------------------------------------------------
-def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
-             reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -83,8 +83,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
     return _reduce(diff * diff, _reduction(reduction))
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
-            reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -99,7 +99,7 @@ def _smooth_l1(input: Tensor, target: Tensor, beta: float) -> Tensor:
     return torch.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
@@ -121,7 +121,7 @@ def _huber(input: Tensor, target: Tensor, delta: float) -> Tensor:
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
-               weight: Optional[Tensor] = None) -> Tensor:
+               weight: Tensor | None = None) -> Tensor:
     _size_warning(input, target)
     input, target = torch.broadcast_tensors(input, target)
     if weight is not None:
@@ -131,7 +131,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 
 # ---- classification: nll_loss and cross_entropy ------------------------------------------------
-def _check_nll(input: Tensor, target: Tensor, weight: Optional[Tensor]) -> int:
+def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> int:
     """torch's nll_loss_nd / nll_loss / nll_loss2d checks, in their order; returns the class count."""
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
@@ -171,7 +171,7 @@ def _check_nll(input: Tensor, target: Tensor, weight: Optional[Tensor]) -> int:
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}  # at::Reduction
 
 
-def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: int, reduction: str) -> Tensor:
+def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str) -> Tensor:
     """torch's nll_loss_nd: aten::nll_loss_forward on a (C,) or (N, C) input; an (N, C, d1, ...)
     input is taken as one row per position, classes last (torch views it for nll_loss2d)."""
     _check_nll(input, target, weight)
@@ -186,13 +186,13 @@ def _nll(input: Tensor, target: Tensor, weight: Optional[Tensor], ignore_index: 
     return out.reshape(target.shape) if r == 0 else out
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
-             ignore_index: int = -100, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
+             ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     return _nll(input, target, weight, ignore_index, _reduction(reduction, size_average, reduce))
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-                  size_average: Optional[bool] = None, ignore_index: int = -100, reduce: Optional[bool] = None,
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     reduction = _reduction(reduction, size_average, reduce)
     class_dim = 0 if input.dim() == 1 else 1
@@ -211,7 +211,7 @@ def _class_view(weight: Tensor, input: Tensor, class_dim: int) -> Tensor:
     return weight.view(shape)
 
 
-def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Optional[Tensor], class_dim: int, reduction: str,
+def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Tensor | None, class_dim: int, reduction: str,
                          label_smoothing: float, ignore_index: int) -> Tensor:
     # torch's cross_entropy_loss_prob_target
     if not target.is_floating_point():
@@ -237,7 +237,7 @@ def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Optional[Tensor]
     return -prod.sum() / (input.numel() // n_classes if n_classes else 0)
 
 
-def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Optional[Tensor], class_dim: int,
+def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Tensor | None, class_dim: int,
                             reduction: str, ignore_index: int, label_smoothing: float) -> Tensor:
     # torch's cross_entropy_loss_label_smoothing: (1 - s) nll + s / C * (-sum_c w_c logp_c)
     logp = input.log_softmax(class_dim)
@@ -281,8 +281,8 @@ class _BinaryCrossEntropy(Function):
         return gi, gt
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
     reduction = _reduction(reduction, size_average, reduce)
     if target.size() != input.size():
@@ -294,9 +294,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
     return _reduce(loss, reduction)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-                                     size_average: Optional[bool] = None, reduce: Optional[bool] = None,
-                                     reduction: str = "mean", pos_weight: Optional[Tensor] = None) -> Tensor:
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average: bool | None = None, reduce: bool | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
     reduction = _reduction(reduction, size_average, reduce)
     if target.size() != input.size():
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
@@ -311,7 +311,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
     return _reduce(loss, reduction)
 
 
-def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)

@@ -4,9 +4,9 @@ Re-exported by `_loss`."""
 from __future__ import annotations
 
 import math
-from typing import Optional, Union
 
 import jtorch as torch
+
 from ...tensor import Tensor
 from ._activation import logsigmoid
 from ._loss import _reduce, _reduction
@@ -16,7 +16,7 @@ __all__ = ["poisson_nll_loss", "gaussian_nll_loss", "soft_margin_loss", "margin_
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
-                     size_average: Optional[bool] = None, eps: float = 1e-8, reduce: Optional[bool] = None,
+                     size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
                      reduction: str = "mean") -> Tensor:
     reduction = _reduction(reduction, size_average, reduce)
     loss = torch.exp(input) - target * input if log_input else input - target * torch.log(input + eps)
@@ -29,7 +29,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return _reduce(loss, reduction)
 
 
-def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float], full: bool = False,
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     if isinstance(var, float):
         if var < 0:
@@ -56,14 +56,14 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float], 
     return _reduce(loss, reduction)
 
 
-def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
-                     reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     reduction = _reduction(reduction, size_average, reduce)
     return _reduce(torch.log1p(torch.exp(-input * target)), reduction)
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
-                        size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                        size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:
     reduction = _reduction(reduction, size_average, reduce)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
@@ -72,16 +72,16 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Optional[bool] = None,
-                         reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: bool | None = None,
+                         reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     reduction = _reduction(reduction, size_average, reduce)
     margin_part = torch.where(target != 1, (margin - input).clamp_min(0), 0.0)
     self_part = torch.where(target != -1, input, 0.0)
     return _reduce(margin_part + self_part, reduction)
 
 
-def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-                                size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average: bool | None = None, reduce: bool | None = None,
                                 reduction: str = "mean") -> Tensor:
     if size_average is not None or reduce is not None:
         reduction = _reduction(reduction, size_average, reduce)

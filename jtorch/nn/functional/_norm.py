@@ -7,9 +7,10 @@ does: running = (1 - momentum) running + momentum * batch statistic, with the un
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from collections.abc import Sequence
 
 import jtorch as torch
+
 from ...tensor import Tensor
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "instance_norm"]
@@ -28,8 +29,8 @@ def _per_channel(t: Tensor, ndim: int) -> Tensor:
     return t.view([1, -1] + [1] * (ndim - 2)) if ndim > 2 else t
 
 
-def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
-               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     if training:
         _verify_batch_size(input.size())
@@ -68,7 +69,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     return out
 
 
-def _check_normalized_shape(input: Tensor, normalized_shape: Union[int, Sequence[int]],
+def _check_normalized_shape(input: Tensor, normalized_shape: int | Sequence[int],
                             affine: tuple, star: str = "*, ") -> list:
     """torch's _check_layer_norm_inputs (and rms_norm's, whose text has "[*4]" where layer_norm's has
     "[*, 4]"): the shape, each affine tensor, the input."""
@@ -86,8 +87,8 @@ def _check_normalized_shape(input: Tensor, normalized_shape: Union[int, Sequence
     return shape
 
 
-def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
-               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     shape = _check_normalized_shape(input, normalized_shape, (("weight", weight), ("bias", bias)))
     dims = list(range(-len(shape), 0))
     var, mean = torch.var_mean(input, dims, correction=0, keepdim=True)
@@ -99,7 +100,7 @@ def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weigh
     return out
 
 
-def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5) -> Tensor:
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
@@ -123,8 +124,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, 
     return out
 
 
-def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
-             eps: Optional[float] = None) -> Tensor:
+def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
     shape = _check_normalized_shape(input, normalized_shape, (("weight", weight),), star="*")
     if eps is None:
         eps = torch.finfo(input.dtype).eps
@@ -133,8 +134,8 @@ def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight:
     return out * weight if weight is not None else out
 
 
-def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None, running_var: Optional[Tensor] = None,
-                  weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, use_input_stats: bool = True,
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Each (sample, channel) normalised over its spatial elements; running statistics (when given)
     move towards the batch average of the per-instance ones, as torch's batch-norm-on-(1, N*C) does."""

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Optional
+from typing import Any
 
 import jtorch as torch
+
 from ...tensor import Tensor
 from ...warn import user_stacklevel
 from .. import functional as F
@@ -59,7 +60,7 @@ class Hardtanh(Module):
     __constants__ = ["min_val", "max_val", "inplace"]
 
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
-                 min_value: Optional[float] = None, max_value: Optional[float] = None) -> None:
+                 min_value: float | None = None, max_value: float | None = None) -> None:
         super().__init__()
         if min_value is not None:
             warnings.warn("keyword argument `min_value` is deprecated and rename to `min_val`",
@@ -281,10 +282,10 @@ class LogSigmoid(Module):
 
 class _SoftmaxBase(Module):
     __constants__ = ["dim"]
-    dim: Optional[int]
+    dim: int | None
     _fn: Any = None
 
-    def __init__(self, dim: Optional[int] = None) -> None:
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 

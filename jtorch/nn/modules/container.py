@@ -4,8 +4,9 @@ from __future__ import annotations
 import operator
 from collections import OrderedDict
 from collections import abc as container_abcs
+from collections.abc import Iterable, Iterator
 from itertools import chain, islice
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ...tensor import Tensor
 from ..parameter import Parameter
@@ -68,7 +69,7 @@ class Sequential(Module):
     def __len__(self) -> int:
         return len(self._modules)
 
-    def __add__(self, other: Any) -> "Sequential":
+    def __add__(self, other: Any) -> Sequential:
         if not isinstance(other, Sequential):
             raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
         ret = Sequential()
@@ -76,7 +77,7 @@ class Sequential(Module):
             ret.append(layer)
         return ret
 
-    def __iadd__(self, other: Any) -> "Sequential":
+    def __iadd__(self, other: Any) -> Sequential:
         if not isinstance(other, Sequential):
             raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
         offset = len(self)
@@ -84,7 +85,7 @@ class Sequential(Module):
             self.add_module(str(i + offset), module)
         return self
 
-    def __mul__(self, other: int) -> "Sequential":
+    def __mul__(self, other: int) -> Sequential:
         if not isinstance(other, int):
             raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
         if other <= 0:
@@ -115,11 +116,11 @@ class Sequential(Module):
             input = module(input)
         return input
 
-    def append(self, module: Module) -> "Sequential":
+    def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
         return self
 
-    def insert(self, index: int, module: Module) -> "Sequential":
+    def insert(self, index: int, module: Module) -> Sequential:
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
@@ -132,7 +133,7 @@ class Sequential(Module):
         self._modules[str(index)] = module
         return self
 
-    def extend(self, sequential: Iterable[Module]) -> "Sequential":
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
         for layer in sequential:
             self.append(layer)
         return self
@@ -180,10 +181,10 @@ class ModuleList(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def __iadd__(self, modules: Iterable[Module]) -> "ModuleList":
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
 
-    def __add__(self, other: Iterable[Module]) -> "ModuleList":
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
         combined = ModuleList()
         for i, module in enumerate(chain(self, other)):
             combined.add_module(str(i), module)
@@ -218,7 +219,7 @@ class ModuleList(Module):
             self._modules[str(i)] = self._modules[str(i - 1)]
         self._modules[str(index)] = module
 
-    def append(self, module: Module) -> "ModuleList":
+    def append(self, module: Module) -> ModuleList:
         self.add_module(str(len(self)), module)
         return self
 
@@ -227,7 +228,7 @@ class ModuleList(Module):
         del self[key]
         return v
 
-    def extend(self, modules: Iterable[Module]) -> "ModuleList":
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
         if not isinstance(modules, container_abcs.Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got " + type(modules).__name__)
         offset = len(self)
@@ -329,19 +330,19 @@ class ParameterList(Module):
     def __iter__(self) -> Iterator[Any]:
         return iter(self[i] for i in range(len(self)))
 
-    def __iadd__(self, parameters: Iterable[Any]) -> "ParameterList":
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
         return self.extend(parameters)
 
     def __dir__(self) -> list[str]:
         return _digit_free_dir(super().__dir__())
 
-    def append(self, value: Any) -> "ParameterList":
+    def append(self, value: Any) -> ParameterList:
         new_idx = len(self)
         self._size += 1
         self[new_idx] = value
         return self
 
-    def extend(self, values: Iterable[Any]) -> "ParameterList":
+    def extend(self, values: Iterable[Any]) -> ParameterList:
         if not isinstance(values, container_abcs.Iterable) or isinstance(values, Tensor):
             raise TypeError("ParameterList.extend should be called with an iterable, but got " + type(values).__name__)
         for value in values:

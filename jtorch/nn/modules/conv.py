@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from ...tensor import Tensor
 from .. import functional as F
 from .linear import reset_weight_and_bias, weight_and_bias
@@ -77,7 +76,7 @@ class _ConvNd(Module):
     def reset_parameters(self) -> None:
         reset_weight_and_bias(self)
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: "Tensor | None") -> Tensor:
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
         if self.padding_mode != "zeros":
             return self._conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
                               self.stride, 0, self.dilation, self.groups)

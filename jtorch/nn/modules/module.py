@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import OrderedDict, namedtuple
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import jtorch
 
@@ -52,7 +53,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
-def _forward_unimplemented(self: "Module", *input: Any) -> None:
+def _forward_unimplemented(self: Module, *input: Any) -> None:
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
@@ -136,7 +137,7 @@ class Module:
         else:
             self._parameters[name] = param
 
-    def add_module(self, name: str, module: "Module | None") -> None:
+    def add_module(self, name: str, module: Module | None) -> None:
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -149,10 +150,10 @@ class Module:
             raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
-    def register_module(self, name: str, module: "Module | None") -> None:
+    def register_module(self, name: str, module: Module | None) -> None:
         self.add_module(name, module)
 
-    def get_submodule(self, target: str) -> "Module":
+    def get_submodule(self, target: str) -> Module:
         if target == "":
             return self
         mod: Module = self
@@ -292,23 +293,23 @@ class Module:
         yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix, recurse=recurse,
                                        remove_duplicate=remove_duplicate)
 
-    def children(self) -> Iterator["Module"]:
+    def children(self) -> Iterator[Module]:
         for _name, module in self.named_children():
             yield module
 
-    def named_children(self) -> Iterator[tuple[str, "Module"]]:
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         memo = set()
         for name, module in self._modules.items():
             if module is not None and module not in memo:
                 memo.add(module)
                 yield name, module
 
-    def modules(self) -> Iterator["Module"]:
+    def modules(self) -> Iterator[Module]:
         for _, module in self.named_modules():
             yield module
 
     def named_modules(self, memo: set | None = None, prefix: str = "",
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, "Module"]]:
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
         if memo is None:
             memo = set()
         if self not in memo:
@@ -322,7 +323,7 @@ class Module:
                 yield from module.named_modules(memo, submodule_prefix, remove_duplicate)
 
     # ---- modes and conversions ----------------------------------------------------------------
-    def train(self, mode: bool = True) -> "Module":
+    def train(self, mode: bool = True) -> Module:
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -330,10 +331,10 @@ class Module:
             module.train(mode)
         return self
 
-    def eval(self) -> "Module":
+    def eval(self) -> Module:
         return self.train(False)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
@@ -350,13 +351,13 @@ class Module:
                         p.grad.requires_grad_(False)
                     p.grad.zero_()
 
-    def apply(self, fn: Callable[["Module"], None]) -> "Module":
+    def apply(self, fn: Callable[[Module], None]) -> Module:
         for module in self.children():
             module.apply(fn)
         fn(self)
         return self
 
-    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
         """Convert every parameter and buffer with fn, keeping the Parameter objects (torch's
         default: `param.data = fn(param)`, so optimizers holding them see the new values)."""
         if recurse:
@@ -377,7 +378,7 @@ class Module:
                 self._buffers[key] = fn(buf)
         return self
 
-    def to(self, *args: Any, **kwargs: Any) -> "Module":
+    def to(self, *args: Any, **kwargs: Any) -> Module:
         from ...native.python_methods import parse_to
 
         device, dtype, non_blocking, _copy, memory_format = parse_to(args, kwargs)
@@ -401,26 +402,26 @@ class Module:
                                           "device.") from None
             raise
 
-    def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
         """Move to device with uninitialised memory (the way off the meta device)."""
         return self._apply(lambda t: jtorch.empty_like(t, device=device), recurse=recurse)
 
-    def cuda(self, device: Any = None) -> "Module":
+    def cuda(self, device: Any = None) -> Module:
         return self._apply(lambda t: t.cuda(device))
 
-    def cpu(self) -> "Module":
+    def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())
 
-    def type(self, dst_type: Any) -> "Module":
+    def type(self, dst_type: Any) -> Module:
         return self._apply(lambda t: t.type(dst_type))
 
-    def float(self) -> "Module":
+    def float(self) -> Module:
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
-    def double(self) -> "Module":
+    def double(self) -> Module:
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
-    def half(self) -> "Module":
+    def half(self) -> Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     # ---- hooks and calling --------------------------------------------------------------------

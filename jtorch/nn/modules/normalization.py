@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any
 
 import jtorch as torch
+
 from ...tensor import Tensor
 from ...warn import user_stacklevel
 from .. import functional as F
@@ -40,11 +42,11 @@ class _NormBase(Module):
     __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
     num_features: int
     eps: float
-    momentum: Optional[float]
+    momentum: float | None
     affine: bool
     track_running_stats: bool
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
                  bias: bool = True) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
@@ -133,7 +135,7 @@ class _InstanceNorm(_NormBase):
 
     _no_batch_dim = 0
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = False,
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device: Any = None, dtype: Any = None, *,
                  bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
@@ -208,7 +210,7 @@ class LayerNorm(Module):
     eps: float
     elementwise_affine: bool
 
-    def __init__(self, normalized_shape: Union[int, Sequence[int]], eps: float = 1e-5, elementwise_affine: bool = True,
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
@@ -265,10 +267,10 @@ class GroupNorm(Module):
 class RMSNorm(Module):
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
     normalized_shape: tuple
-    eps: Optional[float]
+    eps: float | None
     elementwise_affine: bool
 
-    def __init__(self, normalized_shape: Union[int, Sequence[int]], eps: Optional[float] = None,
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
                  elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import types
 import warnings
-from typing import Iterable
+from collections.abc import Iterable
 
 import jtorch
 

@@ -1,7 +1,7 @@
 """Parameters <-> one flat vector (torch/nn/utils/convert_parameters.py)."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import jtorch
 

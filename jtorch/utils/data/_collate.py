@@ -9,7 +9,8 @@ from __future__ import annotations
 import collections.abc
 import copy
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

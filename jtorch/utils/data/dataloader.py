@@ -1,7 +1,8 @@
 """DataLoader: iterate a dataset in batches (single process: num_workers=0)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset

@@ -1,7 +1,8 @@
 """Samplers: which dataset indices a DataLoader visits, and in which order (torch.utils.data.sampler)."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Sequence, Sized
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any
 
 import jtorch
 
