@@ -2,7 +2,7 @@
 
 Rows (targets from the elementwise issue; see bench/README.md):
   * ``a + b`` on two 4-element float32 tensors: the per-call overhead (target: jtorch's time
-    <= 5x torch's);
+    <= 5x torch's); likewise ``x * 2`` (a Python number as the other operand);
   * 16M-element float32 ``add`` / ``mul``, functional (allocating the output, as ``a + b`` does)
     and ``out=``: throughput in GB/s (target: >= NumPy's);
   * 4000x4000 float32 plus a 4000-element row vector, plus its own transpose (target: >= NumPy);
@@ -214,6 +214,12 @@ def run() -> dict:
         "a + b, 4 f32", "time",
         libs(lambda: a4 + b4, lambda: ja + jb, lambda: ta + tb),
         lambda: a4 + b4, number=200 if QUICK else 2000, repeat=5 if QUICK else 25,
+        target_vs="torch" if torch else None, target=5.0))
+    # a Python number as the other operand: the CPU-scalar wrapping and promotion of the set-up
+    rows.append(bench_case(
+        "x * 2, 4 f32", "time",
+        libs(lambda: a4 * 2, lambda: ja * 2, lambda: ta * 2),
+        lambda: a4 * 2, number=200 if QUICK else 2000, repeat=5 if QUICK else 25,
         target_vs="torch" if torch else None, target=5.0))
 
     # -- 16M float32 add / mul --------------------------------------------------------------------
