@@ -1,9 +1,9 @@
 """Autograd: jtorch vs torch (results checked first, warm-up, round-robin rounds, median). NumPy
 has no autograd: its column is the same arithmetic without gradients, for scale.
 
-Rows (targets from the autograd issue):
+Rows and targets:
   * ``a + b`` on 4-element float32 tensors that do not require grad: time <= 5x torch's (the
-    Autograd kernel every operator now has must not push the per-call overhead past its target);
+    Autograd kernel every operator has must not push the per-call overhead past its target);
   * ``a * b`` on 4-element tensors with requires_grad=True (the node is recorded): <= 5x torch;
   * forward + backward of a 2-layer MLP (64x1000 input, 1000x100 and 100x10 weights, ReLU,
     squared-error sum): <= 1.5x torch, each library timed in its own worker process;

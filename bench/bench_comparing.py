@@ -1,6 +1,6 @@
 """Comparing whole tensors: jtorch vs NumPy vs torch, timed in one run (bench_elementwise's method).
 
-Rows (reported; issue 8 sets no target for them):
+Rows (reported, no target):
   * 4M-element float32 ``isclose`` (throughput; torch's isclose is the same composite of
     elementwise operators), against NumPy's and torch's;
   * 4M-element float32 ``allclose`` and ``equal``, against NumPy's ``allclose`` / ``array_equal``;

@@ -2,7 +2,7 @@
 (through torch CUDA) and torch CUDA; jtorch on the CPU beside it for scale (field ``jtorch_cpu``);
 CuPy as a peer where installed (field ``cupy``).
 
-Rows and targets (the CUDA issue), all on the GPU:
+Rows and targets, all on the GPU:
   * 16M float32 add, mul, exp: GB/s >= 0.8x the device-to-device copy bandwidth measured in this run;
   * sum over 4096x4096 float32: GB/s >= 0.7x copy bandwidth; softmax(-1) on 4096x4096: reported;
   * 4096x4096 float32 matmul: time <= 2x cuBLAS's (torch CUDA's mm), i.e. at least 50% of it;

@@ -1,6 +1,6 @@
 """Elementwise operators: jtorch vs NumPy vs torch, timed in one run.
 
-Rows (targets from the elementwise issue; see bench/README.md):
+Rows and targets (see bench/README.md):
   * ``a + b`` on two 4-element float32 tensors: the per-call overhead (target: jtorch's time
     <= 5x torch's); likewise ``x * 2`` (a Python number as the other operand);
   * 16M-element float32 ``add`` / ``mul``, functional (allocating the output, as ``a + b`` does)

@@ -1,7 +1,7 @@
 """Gather / index_select / masked_fill: jtorch vs NumPy vs torch, timed in one run (bench_elementwise's
 method and row format).
 
-Rows (targets from the array-vocabulary issue, gather/scatter/index part):
+Rows and targets:
   * 4000x4000 float32 ``gather(1, idx)``, random int64 indices (target: >= NumPy's ``take_along_axis``);
   * 4000x4000 float32 ``index_select(0, idx)``, 4000 random rows (target: >= NumPy's ``take(axis=0)``);
   * 4000x4000 float32 ``masked_fill(mask, 0)``, random mask (target: >= NumPy's ``where(mask, 0, x)``).

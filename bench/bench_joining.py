@@ -1,6 +1,6 @@
 """Joining: jtorch vs NumPy vs torch, timed in one run (bench_elementwise's method and row format).
 
-Rows (targets from the array-vocabulary issue):
+Rows and targets:
   * ``cat`` of ten 1M-element float32 tensors along dim 0 (target: >= NumPy's ``concatenate``);
   * ``cat`` of ten 1000x100 float32 tensors along dim 1 (target: >= NumPy's ``concatenate``).
 

@@ -1,7 +1,7 @@
 """Matrix products: jtorch vs NumPy vs torch, timed in one run (the method of bench_elementwise:
 results checked against NumPy first, warm-up, round-robin rounds, median (min)).
 
-Rows (targets from the matmul issue):
+Rows and targets:
   * ``a @ b`` 1024x1024 float32: throughput, target >= 0.9x NumPy's (both call OpenBLAS);
   * ``a @ b`` 512x512 int64: target >= NumPy's (NumPy has no integer BLAS: a naive loop; jtorch
     runs a Numba ikj kernel);

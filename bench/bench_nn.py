@@ -1,7 +1,7 @@
 """nn, optim and data loading: jtorch vs torch, timed in one run (results checked first, warm-up,
 round-robin rounds, median; the same judging as bench_autograd: median and best-round ratios).
 
-Rows (targets from the nn issue):
+Rows and targets:
   * MLP training step on digits, batch 64 (Flatten, Linear(64,128), ReLU, Linear(128,10),
     CrossEntropyLoss, Adam; zero_grad + forward + backward + step): <= 2x torch;
   * Conv2d(1,16,3) + ReLU + MaxPool2d(2), forward + backward on 64x1x28x28: <= 2x torch;

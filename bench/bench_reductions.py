@@ -1,6 +1,6 @@
 """Reductions: jtorch vs NumPy vs torch, timed in one run (bench_elementwise's method and row format).
 
-Rows (targets from the reductions issue):
+Rows and targets:
   * 16M-element float32 ``sum()``: throughput in GB/s (target: >= NumPy's; torch's reported);
   * 4000x4000 float32 ``sum(0)`` and ``sum(1)`` (target: >= NumPy's ``sum(axis=0/1)``);
   * 16M-element float32 ``argmax()`` (target: >= NumPy's ``argmax``);

@@ -1,6 +1,6 @@
 """Scans and row normalisers: jtorch vs NumPy vs torch, timed in one run.
 
-Rows (targets from the scans issue):
+Rows and targets:
   * 4096x4096 float32 ``softmax(x, -1)`` and ``log_softmax(x, -1)``: throughput in GB/s
     (target: jtorch >= torch); NumPy is the three-pass formula in float32 (reported);
   * the same softmax along dim 0 (the rows side by side; reported);

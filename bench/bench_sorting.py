@@ -1,6 +1,6 @@
 """Sorting: jtorch vs NumPy vs torch, timed in one run (bench_elementwise's method and row format).
 
-Rows (targets from the sorting part of issue 8):
+Rows and targets:
   * 1M float32 ``sort()`` (values and indices; target: >= NumPy's ``np.sort`` throughput, which
     computes values only, with x86-simd-sort's unstable quicksort);
   * 1M float32 ``argsort()`` (target: >= NumPy's ``np.argsort``, also unstable);

@@ -1,6 +1,6 @@
 """Tensor metadata operations: the per-call cost of making a tensor and of views.
 
-Rows (targets from the tensors issue): ``jtorch.empty(4)``, ``t.view(2, 2)`` and ``t[1:]`` on a
+Rows: ``jtorch.empty(4)``, ``t.view(2, 2)`` and ``t[1:]`` on a
 4-element tensor, ``t.transpose(0, 1)`` on a 2x2 tensor; NumPy's equivalents (``np.empty(4)``,
 ``a.reshape(2, 2)``, ``a[1:]``, ``a.T``) and torch's (when installed) in the same run.
 Target: jtorch's time <= 5x torch's.

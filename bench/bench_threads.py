@@ -1,6 +1,6 @@
 """Thread policy: jtorch's parallel loops on a busy machine and beside NumPy's BLAS pool.
 
-Rows (targets from the thread-policy issue; see bench/README.md):
+Rows and targets (see bench/README.md):
   * ``a + b`` on 100k, 4M and 16M float32 tensors, machine as found ("idle" rows, for comparison;
     target for 16M: GB/s >= NumPy's, as in bench_elementwise);
   * the same ``a + b`` on 100k and 4M float32 while every core is kept busy by another process
