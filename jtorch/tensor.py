@@ -10,6 +10,7 @@ the native layer that implements them, when that layer is imported.
 from __future__ import annotations
 
 import math
+from enum import IntEnum
 from typing import Any
 
 from . import dtypes as _dt
@@ -18,12 +19,23 @@ from ._enums import as_memory_format, channels_last, strided
 from .device import device
 from .geometry import contiguous_strides, is_channels_last, is_contiguous, wrap_dim  # noqa: F401 (re-exported)
 from .keyset import DispatchKey, autograd_dispatch_keyset_with_ADInplaceOrView, key_repr
-from .scalar import SCALAR_TYPE_NAME, unpack_long
+from .scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, unpack_long
 from .storage import Storage, new_storage  # noqa: F401  (new_storage: re-exported for the structured layer)
 
 _AD_INPLACE_OR_VIEW_BIT = key_repr(DispatchKey.ADInplaceOrView)
 _NOT_AUTOGRAD = ~int(autograd_dispatch_keyset_with_ADInplaceOrView)
 _tls = _tls_module.local
+
+
+class CreationMeta(IntEnum):
+    """How a view was made, which decides whether it may be written in place with grad and whether
+    it has a gradient edge (torch/csrc/autograd/variable.h). Kept on the tensor's autograd record."""
+
+    DEFAULT = 0
+    IN_CUSTOM_FUNCTION = 1
+    MULTI_OUTPUT_NODE = 2
+    NO_GRAD_MODE = 3
+    INFERENCE_MODE = 4
 
 
 class Size(tuple):
@@ -104,7 +116,7 @@ class Tensor:
     _retains_grad = False
     _view_fn = None         # rebuilds this view from its _base (replayed after an in-place write)
     _view_version = 0       # the version of the memory its grad_fn was made for (stale once it changes)
-    _creation_meta = 0      # autograd's CreationMeta of a view: DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, ...
+    _creation_meta = CreationMeta.DEFAULT  # how a view was made (autograd's CreationMeta)
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     @classmethod
@@ -279,9 +291,8 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             # torch 2.13's texts (VariableHooks::set_grad): dtype as TypeMeta and ScalarType name it
             if value.dtype != self.dtype:
-                got = value.dtype.name
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_TYPE_META.get(got, got)}' "
+                    f"attempting to assign a gradient with dtype '{TYPE_META_NAME[value.dtype]}' "
                     f"to a tensor with grad_dtype '{SCALAR_TYPE_NAME[self.dtype]}'. The gradient "
                     "must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
                     "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
@@ -354,9 +365,5 @@ class Tensor:
         return id(self)
 
 
-# the name set_grad's message prints for the gradient's dtype: caffe2's TypeMeta name
-_TYPE_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 _InferenceVersion.key_mask = _NOT_AUTOGRAD
 _NO_VERSION = _InferenceVersion()

@@ -19,6 +19,9 @@ imported, reason) are listed in EXCEPTIONS, each with its reason.
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
+import types
 from pathlib import Path
 
 import pytest
@@ -137,3 +140,209 @@ def test_the_scanner_sees_relative_absolute_and_function_level_imports(src, expe
     assert found == ([] if expected is None else [expected])
     if expected is not None:
         assert (layer(expected) < layer("jtorch.structured.meta")) == upward
+
+
+# ---- no import cycle ---------------------------------------------------------------------------------
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+@functools.cache
+def _statically_bound(package: str) -> frozenset[str]:
+    """The names a package's __init__ binds when it runs (imports, defs, assignments)."""
+    tree = ast.parse((ROOT.parent.joinpath(*package.split(".")) / "__init__.py").read_text())
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return frozenset(names)
+
+
+@functools.cache
+def _is_package(name: str) -> bool:
+    return (ROOT.parent.joinpath(*name.split(".")) / "__init__.py").is_file()
+
+
+@functools.cache
+def home(module: str, name: str) -> str:
+    """The module whose code runs to give `module.name` (see test_no_import_cycle)."""
+    sub = f"{module}.{name}"
+    if _is_package(module) and is_module(sub):
+        return sub
+    if not _is_package(module) or name in _statically_bound(module) or "__getattr__" not in _statically_bound(module):
+        return module
+    # served by the package's __getattr__: ask the object where it lives
+    obj = getattr(importlib.import_module(module), name)
+    where = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None)
+    return where if isinstance(where, str) and is_module(where) else module
+
+
+def graph_edges(path: Path) -> list[tuple[int, str]]:
+    """(line, module) for each module this file's code needs, at any depth (functions included)."""
+    mod = module_name(path)
+    is_init = path.name == "__init__.py"
+    package = mod if is_init else mod.rpartition(".")[0]
+    tree = ast.parse(path.read_text(), str(path))
+    nodes = list(ast.walk(tree))
+    skip: set[int] = set()  # ids of nodes whose imports are not this module's edges
+    for node in nodes:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            skip |= {id(n) for b in node.body for n in ast.walk(b)}
+    if is_init:  # a package's lazy __getattr__ imports on behalf of the module that asks
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+                skip |= {id(n) for n in ast.walk(node)}
+    nodes = [n for n in nodes if id(n) not in skip and isinstance(n, (ast.Import, ast.ImportFrom, ast.Attribute))]
+    found: list[tuple[int, str]] = []
+    bound: dict[str, str] = {}  # local name -> the jtorch module it is bound to
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "jtorch":
+                    found.append((node.lineno, a.name))
+                    if a.asname:
+                        bound[a.asname] = a.name
+                    else:
+                        bound[a.name.split(".")[0]] = "jtorch"
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "jtorch":
+                continue
+            for a in node.names:
+                if a.name == "*":
+                    found.append((node.lineno, target))
+                    continue
+                where = home(target, a.name)
+                found.append((node.lineno, where))
+                if where == f"{target}.{a.name}":
+                    bound[a.asname or a.name] = where
+    for node in nodes:  # `torch.nn.functional.relu` where `import jtorch as torch`
+        if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            continue
+        chain = []
+        n: ast.AST = node
+        while isinstance(n, ast.Attribute):
+            chain.append(n.attr)
+            n = n.value
+        if not isinstance(n, ast.Name) or n.id not in bound:
+            continue
+        cur = bound[n.id]
+        for attr in reversed(chain):  # down through submodules, to where the attribute lives
+            nxt = home(cur, attr)
+            submodule = nxt == f"{cur}.{attr}"
+            cur = nxt
+            if not submodule:
+                break
+        if cur != bound[n.id]:
+            found.append((node.lineno, cur))
+    return [(line, t) for line, t in found if t != mod]
+
+
+def _cycles(edges: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each as one cycle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    comps: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    cycles = []
+    for comp in comps:  # one shortest cycle through the component's first module, for the message
+        members, start = set(comp), comp[0]
+        paths = {start: [start]}
+        queue = [start]
+        while queue:
+            v = queue.pop(0)
+            for w in sorted(edges.get(v, {})):
+                if w == start:
+                    cycles.append(paths[v] + [start])
+                    queue = []
+                    break
+                if w in members and w not in paths:
+                    paths[w] = paths[v] + [w]
+                    queue.append(w)
+    return cycles
+
+
+def test_no_import_cycle():
+    """No module needs, through any chain of imports, a module that needs it: the import graph of
+    jtorch/ is acyclic. Every import counts (module level or inside a function: a function-level
+    import hides a cycle, it does not remove it), except those under `if TYPE_CHECKING:`, which
+    never run.
+
+    An edge goes to the module whose code runs to give the importer its name:
+    - `import jtorch.a.b`, `from jtorch.a import b` (b a module), `from . import b`: jtorch.a.b,
+      not jtorch.a's __init__;
+    - `from jtorch.a import name` for any other name: the package's __init__ (the namespace that
+      binds it when it runs, re-exported names included);
+    - a name a package serves lazily from a PEP 562 `__getattr__` (`jtorch.save`, `jtorch.nn`,
+      `jtorch.autograd.Function`): the module that holds it. The imports inside that `__getattr__`
+      are made on behalf of the module that asks, so they are that module's edges, not the
+      package's;
+    - `import jtorch as torch` followed by `torch.nn.functional.relu(...)`: jtorch (generated
+      operator functions live in its namespace) and, per attribute used, the module resolved as
+      above (jtorch.nn and jtorch.nn.functional here).
+    """
+    edges: dict[str, dict[str, int]] = {}
+    for path in FILES:
+        mine = edges.setdefault(module_name(path), {})
+        for line, target in graph_edges(path):
+            mine.setdefault(target, line)
+    where = {module_name(p): p.relative_to(ROOT.parent) for p in FILES}
+    cycles = _cycles(edges)
+    text = ["  " + " -> ".join(f"{a} ({where[a]}:{edges[a][b]})" for a, b in zip(c, c[1:])) + f" -> {c[-1]}"
+            for c in cycles]
+    assert not cycles, "import cycles:\n" + "\n".join(text)
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("import jtorch as torch\ndef f():\n    return torch.nn.functional.relu",
+     {"jtorch", "jtorch.nn", "jtorch.nn.functional"}),
+    ("def f():\n    from ..autograd import views\n", {"jtorch.autograd.views"}),
+    ("from .. import dtypes", {"jtorch.dtypes"}),
+    ("from ..autograd import no_grad", {"jtorch.autograd"}),
+    ("import jtorch\njtorch.save", {"jtorch", "jtorch.serialization"}),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..native import views\n", set()),
+])
+def test_the_cycle_scanner_resolves_names_to_their_modules(src, expected, monkeypatch):
+    path = ROOT / "structured" / "meta.py"  # the source is read as if it were this file
+    real = Path.read_text
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: src if self == path else real(self, *a, **k))
+    assert {t for _, t in graph_edges(path)} == expected

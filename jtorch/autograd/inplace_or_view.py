@@ -15,8 +15,7 @@ from typing import Any
 from .. import tls as _tls
 from ..keyset import after_ADInplaceOrView_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
 from ..schema import FunctionSchema
-from ..tensor import Tensor
-from .views import NO_GRAD_MODE
+from ..tensor import CreationMeta, Tensor
 
 _local = _tls.local
 _MASK = int(after_ADInplaceOrView_keyset)
@@ -96,14 +95,14 @@ def inplace_or_view_kernel(schema: FunctionSchema, get_op: Callable[[], Any]) ->
                 result._view_fn = (op, rest, kwargs, parent, None)
                 result._view_version = result._vc.value
                 if no_grad:  # requires grad through its base, as torch's view does (but has no edge)
-                    result._creation_meta, result._requires_grad = NO_GRAD_MODE, True
+                    result._creation_meta, result._requires_grad = CreationMeta.NO_GRAD_MODE, True
         else:
             for i, t in enumerate(result):
                 if t._base is not None:
                     t._view_fn = (op, rest, kwargs, parent, i)
                     t._view_version = t._vc.value
                     if no_grad:  # requires grad through its base, as torch's view does (but has no edge)
-                        t._creation_meta, t._requires_grad = NO_GRAD_MODE, True
+                        t._creation_meta, t._requires_grad = CreationMeta.NO_GRAD_MODE, True
         return result
 
     return ad_view

@@ -4,7 +4,9 @@ A Node is one recorded operator call seen backwards: it takes the gradients of t
 outputs and returns the gradients of its inputs. `next_functions[i]` is the edge (node, input_nr)
 that input i's gradient flows into: the producing node of a non-leaf, the AccumulateGrad of a leaf
 that requires grad, or (None, 0) where no gradient is needed. Nodes made by the same forward
-thread are numbered (`_sequence_nr`) so that the engine runs later nodes first.
+thread are numbered (`_sequence_nr`) so that the engine runs later nodes first. A view's grad_fn
+is current only for the version of the memory it was made for: `gradient_edge` regenerates it
+(`regenerate_grad_fn`) after its base was written in place.
 """
 from __future__ import annotations
 
@@ -16,13 +18,14 @@ from typing import Any
 
 from .. import tls as _tls
 from ..scalar import SCALAR_TYPE_NAME
-from ..tensor import Tensor
+from ..tensor import CreationMeta, Tensor
 
 _local = _tls.local
 _getrefcount = sys.getrefcount
 _STEAL_REFS = 3  # grads[0], the local `g`, getrefcount's argument
 _next_sequence_nr = itertools.count().__next__
 NO_EDGE = (None, 0)
+_NO_GRAD_MODE = CreationMeta.NO_GRAD_MODE  # bound once: an enum attribute lookup costs as much as a call
 
 FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
@@ -259,15 +262,55 @@ def gradient_edge(t: Tensor) -> tuple:
     """Where t's gradient goes: (grad_fn, output_nr), (AccumulateGrad, 0) for a leaf, or no edge."""
     fn = t.grad_fn
     if t._base is not None and t._view_version != t._vc.value and t._view_fn is not None:
-        from .views import regenerate_grad_fn  # a view whose base was written since: its history is stale
-
-        fn = regenerate_grad_fn(t)
+        fn = regenerate_grad_fn(t)  # a view whose base was written since: its history is stale
     if fn is not None:
         return (fn, t._output_nr)
-    if t._requires_grad and t._creation_meta != 1:  # a view made in no_grad mode (NO_GRAD_MODE) has no edge
+    if t._requires_grad and t._creation_meta is not _NO_GRAD_MODE:  # a view made in no_grad mode has no edge
         acc = t._grad_accumulator
         return (acc if acc is not None else grad_accumulator(t), 0)
     return NO_EDGE
+
+
+# ---- a view's history (VariableHooks::grad_fn in variable.cpp) ------------------------------------
+def replay_view(view_fn: Any, base: Tensor) -> Tensor:
+    """Rebuild a view from (another) base: view_fn is (op, args after self, kwargs, parent, index)."""
+    op, rest, kwargs, parent, index = view_fn
+    src = replay_view(parent, base) if parent is not None else base
+    out = op(src, *rest, **kwargs)
+    return out[index] if index is not None else out
+
+
+def regenerate_grad_fn(view: Tensor) -> Node | None:
+    """A view's history after its base (or another view of it) was written in place: the view's
+    operators replayed on the base, whose history now includes the write (torch regenerates it as
+    AsStridedBackward0; replaying keeps the view's own node, SliceBackward0 for a slice)."""
+    view._view_version = view._vc.value
+    base = view._base
+    if not base._requires_grad:
+        return view.grad_fn
+    old_fn, old_nr = view.grad_fn, view._output_nr
+    prev = _local.grad_enabled
+    _local.grad_enabled = True
+    try:
+        regenerated = replay_view(view._view_fn, base)
+    finally:
+        _local.grad_enabled = prev
+    view.grad_fn, view._output_nr, view._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
+    move_retains_grad(view, old_fn, old_nr)
+    return view.grad_fn
+
+
+def move_retains_grad(t: Tensor, old_fn: Node | None, old_nr: int) -> None:
+    """update_tensor_hooks_on_new_gradfn: a tensor that retains its grad keeps doing so through its
+    new grad_fn (its other hooks stay with the old one, as in torch)."""
+    if not t._retains_grad or old_fn is None or old_fn is t.grad_fn:
+        return
+    ref = old_fn._retain_grad.pop(old_nr, None) if old_fn._retain_grad else None
+    if ref is not None:
+        fn = t.grad_fn
+        if fn._retain_grad is None:
+            fn._retain_grad = {}
+        fn._retain_grad[t._output_nr] = ref
 
 
 class Error(Node):

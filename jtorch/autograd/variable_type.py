@@ -15,12 +15,12 @@ from typing import Any
 from .. import tls as _tls
 from ..keyset import after_autograd_keyset, autograd_dispatch_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
 from ..schema import FunctionSchema, SchemaKind
-from ..tensor import Tensor
+from ..tensor import CreationMeta, Tensor
 from . import record_codegen
 from .derivative import DifferentiabilityInfo
 from .inplace_or_view import is_view_op, redispatch_below
 from .node import FREED, NO_EDGE, Node, NotImplemented, SavedVariable, gradient_edge
-from .views import MULTI_OUTPUT_NODE, NO_GRAD_MODE, rebase_history
+from .views import rebase_history
 
 _local = _tls.local
 _AFTER = int(after_autograd_keyset)
@@ -283,7 +283,7 @@ def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
             t._requires_grad = True
             t._output_nr = i
             if spec.is_view and spec.multi_output:
-                t._creation_meta = MULTI_OUTPUT_NODE
+                t._creation_meta = CreationMeta.MULTI_OUTPUT_NODE
     if info is not None:
         node._out_meta = multi_meta
         if info.saved_results:
@@ -331,12 +331,12 @@ def check_inplace(self: Tensor, requires_grad: bool) -> None:
     base = self._base
     if base is not None:
         meta = self._creation_meta
-        if meta == MULTI_OUTPUT_NODE and self.grad_fn is not None:
+        if meta is CreationMeta.MULTI_OUTPUT_NODE and self.grad_fn is not None:
             raise RuntimeError(
                 f"Output {self._output_nr} of {self.grad_fn.name_of_forward()} is a view and is being modified inplace. "
                 "This view is the output of a function that returns multiple views. Such functions do not allow the "
                 "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
-        if meta == NO_GRAD_MODE:
+        if meta is CreationMeta.NO_GRAD_MODE:
             raise RuntimeError(
                 "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
                 "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "

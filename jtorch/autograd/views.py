@@ -12,18 +12,9 @@ from typing import Any
 
 from .. import tls as _tls
 from ..tensor import Tensor
-from .node import Node, gradient_edge
+from .node import Node, gradient_edge, move_retains_grad, replay_view
 
 _local = _tls.local
-DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, INFERENCE_MODE = 0, 1, 2, 3
-
-
-def replay_view(view_fn: Any, base: Tensor) -> Tensor:
-    """Rebuild a view from (another) base: view_fn is (op, args after self, kwargs, parent, index)."""
-    op, rest, kwargs, parent, index = view_fn
-    src = replay_view(parent, base) if parent is not None else base
-    out = op(src, *rest, **kwargs)
-    return out[index] if index is not None else out
 
 
 class CopySlices(Node):
@@ -61,7 +52,7 @@ def rebase_history(self: Tensor, node: Node) -> None:
     old_fn, old_nr = self.grad_fn, self._output_nr
     if base is None or self._view_fn is None:
         self.grad_fn, self._output_nr, self._requires_grad = node, 0, True
-        _move_retains_grad(self, old_fn, old_nr)
+        move_retains_grad(self, old_fn, old_nr)
         return
     cs = CopySlices(base, self._view_fn, node)
     base.grad_fn, base._output_nr, base._requires_grad = cs, 0, True
@@ -73,37 +64,4 @@ def rebase_history(self: Tensor, node: Node) -> None:
         _local.grad_enabled = prev
     self.grad_fn, self._output_nr, self._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
     self._view_version = self._vc.value
-    _move_retains_grad(self, old_fn, old_nr)
-
-
-def _move_retains_grad(t: Tensor, old_fn: Node | None, old_nr: int) -> None:
-    """update_tensor_hooks_on_new_gradfn: a tensor that retains its grad keeps doing so through its
-    new grad_fn (its other hooks stay with the old one, as in torch)."""
-    if not t._retains_grad or old_fn is None or old_fn is t.grad_fn:
-        return
-    ref = old_fn._retain_grad.pop(old_nr, None) if old_fn._retain_grad else None
-    if ref is not None:
-        fn = t.grad_fn
-        if fn._retain_grad is None:
-            fn._retain_grad = {}
-        fn._retain_grad[t._output_nr] = ref
-
-
-def regenerate_grad_fn(view: Tensor) -> Node | None:
-    """A view's history after its base (or another view of it) was written in place: the view's
-    operators replayed on the base, whose history now includes the write (torch regenerates it as
-    AsStridedBackward0; replaying keeps the view's own node, SliceBackward0 for a slice)."""
-    view._view_version = view._vc.value
-    base = view._base
-    if not base._requires_grad:
-        return view.grad_fn
-    old_fn, old_nr = view.grad_fn, view._output_nr
-    prev = _local.grad_enabled
-    _local.grad_enabled = True
-    try:
-        regenerated = replay_view(view._view_fn, base)
-    finally:
-        _local.grad_enabled = prev
-    view.grad_fn, view._output_nr, view._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
-    _move_retains_grad(view, old_fn, old_nr)
-    return view.grad_fn
+    move_retains_grad(self, old_fn, old_nr)

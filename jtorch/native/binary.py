@@ -43,7 +43,7 @@ from ..tensor import Tensor
 from ..warn import user_stacklevel
 from .elementwise import alpha_check, elementwise
 from .factories import wrapped_scalar_tensor
-from .registry import NativeFunction, declare, reflect_dunder
+from .registry import NativeFunction, composite_explicit_autograd, declare, reflect_dunder
 from .structured import StructuredFamily
 
 
@@ -91,17 +91,6 @@ def _to_dtype(t: Tensor, dtype: _dt.dtype) -> Tensor:
         r._is_wrapped_number = t._is_wrapped_number
         return r
     return _cast(t, dtype)
-
-
-def _composite(schema: str, variants: str = "function", numbers_as_tensors: bool = False
-               ) -> Callable[[Callable], NativeFunction]:
-    """Declare an overload whose kernel calls other operators (CompositeExplicitAutograd)."""
-    def register(fn: Callable) -> NativeFunction:
-        nf = declare(schema, variants=variants, numbers_as_tensors=numbers_as_tensors)
-        nf.impl("CompositeExplicitAutograd")(fn)
-        return nf
-
-    return register
 
 
 def _alias(family: StructuredFamily, name: str, *, inplace_variants: str = "method") -> None:
@@ -166,7 +155,8 @@ reflect_dunder("__rsub__", "sub")
 _alias(sub, "subtract")
 
 
-@_composite("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", numbers_as_tensors=True)
+@composite_explicit_autograd("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+                             numbers_as_tensors=True)
 def rsub(self: Tensor, other: Tensor, *, alpha: Any = 1) -> Tensor:
     return sub.functional.op(other, self, alpha=alpha)
 
@@ -221,7 +211,7 @@ remainder = _binary("remainder", s.remainder, out_overload="Tensor_out", overloa
 reflect_dunder("__rmod__", "remainder")
 
 
-@_composite("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor")
+@composite_explicit_autograd("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor")
 def remainder_scalar_tensor(self: Any, other: Tensor) -> Tensor:
     return remainder.functional.op(wrapped_scalar_tensor(self), other)
 
@@ -265,12 +255,12 @@ pow_scalar = elementwise(
 reflect_dunder("__rpow__", "pow")
 
 
-@_composite("pow.Scalar(Scalar self, Tensor exponent) -> Tensor")
+@composite_explicit_autograd("pow.Scalar(Scalar self, Tensor exponent) -> Tensor")
 def pow_scalar_self(self: Any, exponent: Tensor) -> Tensor:
     return pow_tensor.functional.op(wrapped_scalar_tensor(self), exponent)
 
 
-@_composite("pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)")
+@composite_explicit_autograd("pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)")
 def pow_scalar_self_out(self: Any, exponent: Tensor, *, out: Tensor) -> Tensor:
     return pow_tensor.out.op(wrapped_scalar_tensor(self), exponent, out=out)
 
@@ -378,7 +368,7 @@ def _bitwise(name: str, scalar: Callable, op: str) -> StructuredFamily:
                   dispatch_check=_dispatch(f"{name}_cpu", _integral),
                   dunder=f"__{op}__ __r{op}__", inplace_dunder=f"__i{op}__")
 
-    @_composite(f"{name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor")
+    @composite_explicit_autograd(f"{name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor")
     def scalar_tensor(self: Any, other: Tensor) -> Tensor:
         return fam.functional.op(wrapped_scalar_tensor(self), other)
 

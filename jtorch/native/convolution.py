@@ -16,21 +16,14 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import shape_str
+from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME
 from ..structured.meta import allocate
 from ..tensor import Tensor
 from .factories import aten
 from .registry import declare
-
-_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-         "int64": "long int", "int32": "int"}
-_LEGACY = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-           "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}
-
-
-def _dname(t: Tensor) -> str:
-    return str(t.dtype).rpartition(".")[2]
 
 
 def pair(v: Any, n: int = 2) -> tuple:
@@ -191,15 +184,15 @@ def check_convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride
             raise RuntimeError(f"Given transposed=1, weight of size {shape_str(ws)}, expected bias to be 1-dimensional "
                                f"with {ws[1] * groups} elements, but got bias of size {shape_str(bias._size)} instead")
     if input.dtype is not weight.dtype:
-        if input.dtype.is_floating_point and _dname(input) == "float32":
-            raise RuntimeError(f"Input type (torch.{_LEGACY.get(_dname(input), '')}Tensor) and weight type (torch."
-                               f"{_LEGACY.get(_dname(weight), '')}Tensor) should be the same or input should be a "
+        if input.dtype is _dt.float32:
+            raise RuntimeError(f"Input type (torch.{SCALAR_TYPE_NAME[input.dtype]}Tensor) and weight type (torch."
+                               f"{SCALAR_TYPE_NAME[weight.dtype]}Tensor) should be the same or input should be a "
                                "MKLDNN tensor and weight is a dense tensor")
-        raise RuntimeError(f"expected scalar type {_LEGACY.get(_dname(input), _dname(input))} but found "
-                           f"{_LEGACY.get(_dname(weight), _dname(weight))}")
+        raise RuntimeError(f"expected scalar type {SCALAR_TYPE_NAME[input.dtype]} but found "
+                           f"{SCALAR_TYPE_NAME[weight.dtype]}")
     if bias is not None and bias.dtype is not input.dtype:
-        raise RuntimeError(f"Input type ({_TYPE.get(_dname(input), _dname(input))}) and bias type "
-                           f"({_TYPE.get(_dname(bias), _dname(bias))}) should be the same")
+        raise RuntimeError(f"Input type ({TYPE_META_NAME[input.dtype]}) and bias type "
+                           f"({TYPE_META_NAME[bias.dtype]}) should be the same")
     if transposed:
         for i in range(dim):
             if output_padding[i] >= max(stride[i], dilation[i]):

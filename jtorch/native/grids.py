@@ -24,16 +24,7 @@ from ..tensor import Tensor
 from ..warn import user_stacklevel
 from .copy import copy_from_host
 from .factories import aten
-from .registry import declare
-
-
-def composite(schema: str, variants: str = "function") -> Any:
-    """Declare an overload whose CompositeImplicitAutograd kernel calls other operators."""
-    def register(fn: Any) -> Any:
-        declare(schema, variants=variants).impl("CompositeImplicitAutograd")(fn)
-        return fn
-
-    return register
+from .registry import composite_implicit_autograd, declare
 
 
 def _index_tensor(values: np.ndarray, dtype: _dt.dtype, dev: Any) -> Tensor:
@@ -45,7 +36,7 @@ def _index_tensor(values: np.ndarray, dtype: _dt.dtype, dev: Any) -> Tensor:
 
 
 # ---- broadcast_tensors ---------------------------------------------------------------------------
-@composite("broadcast_tensors(Tensor[] tensors) -> Tensor[]")
+@composite_implicit_autograd("broadcast_tensors(Tensor[] tensors) -> Tensor[]")
 def broadcast_tensors(tensors: Sequence[Tensor]) -> tuple:
     """expand_outplace: every tensor expanded (a view) to the common broadcast shape."""
     if not tensors:
@@ -93,7 +84,7 @@ def _meshgrid(tensors: Sequence[Tensor], indexing: str) -> tuple:
     return tuple(grids)
 
 
-@composite("meshgrid(Tensor[] tensors) -> Tensor[]")
+@composite_implicit_autograd("meshgrid(Tensor[] tensors) -> Tensor[]")
 def meshgrid(tensors: Sequence[Tensor]) -> tuple:
     global _warned
     if not _warned:  # TORCH_WARN_ONCE
@@ -103,7 +94,7 @@ def meshgrid(tensors: Sequence[Tensor]) -> tuple:
     return _meshgrid(tensors, "ij")
 
 
-composite("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]")(
+composite_implicit_autograd("meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]")(
     lambda tensors, *, indexing: _meshgrid(tensors, indexing))
 
 
@@ -112,7 +103,7 @@ def _expect_vector(t: Tensor) -> None:
         raise RuntimeError(f"Expect a 1D vector, but got shape {shape_str(t._size)}")
 
 
-@composite("cartesian_prod(Tensor[] tensors) -> Tensor")
+@composite_implicit_autograd("cartesian_prod(Tensor[] tensors) -> Tensor")
 def cartesian_prod(tensors: Sequence[Tensor]) -> Tensor:
     for t in tensors:
         _expect_vector(t)
@@ -123,7 +114,7 @@ def cartesian_prod(tensors: Sequence[Tensor]) -> Tensor:
 
 
 # ---- combinations ------------------------------------------------------------------------------------
-@composite("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor")
+@composite_implicit_autograd("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor")
 def combinations(self: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     _expect_vector(self)
     if r < 0:

@@ -19,7 +19,7 @@ from ..structured.structured import functional_kernel, make_binder, out_kernel
 from ..tensor import Tensor
 from .conversion import suggest_memory_format
 from .factories import aten
-from .registry import declare
+from .registry import composite_implicit_autograd
 from .structured import structured
 
 
@@ -144,19 +144,10 @@ cat.out.impl("CompositeExplicitAutograd")(
     out_kernel(make_binder(cat.out.func), _cat_meta, None, MetaBase, None, ("out",)))
 
 
-def composite(schema: str, variants: str = "function") -> Any:
-    """Declare an overload whose CompositeImplicitAutograd kernel calls other operators."""
-    def register(fn: Any) -> Any:
-        declare(schema, variants=variants).impl("CompositeImplicitAutograd")(fn)
-        return fn
-
-    return register
-
-
 for _name in ("concat", "concatenate"):  # aliases of cat
-    composite(f"{_name}(Tensor[] tensors, int dim=0) -> Tensor")(
+    composite_implicit_autograd(f"{_name}(Tensor[] tensors, int dim=0) -> Tensor")(
         lambda tensors, dim=0: aten("cat")(tensors, dim))
-    composite(f"{_name}.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)")(
+    composite_implicit_autograd(f"{_name}.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)")(
         lambda tensors, dim=0, *, out: aten("cat.out")(tensors, dim, out=out))
 
 
@@ -182,13 +173,13 @@ def _stack_inputs(tensors: Sequence[Tensor], dim: int, name: str = "stack") -> l
     return [_unsqueezed(t, d) for t in tensors], d
 
 
-@composite("stack(Tensor[] tensors, int dim=0) -> Tensor")
+@composite_implicit_autograd("stack(Tensor[] tensors, int dim=0) -> Tensor")
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     ins, d = _stack_inputs(tensors, dim)
     return aten("cat")(ins, d)
 
 
-@composite("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)")
+@composite_implicit_autograd("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)")
 def stack_out(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor) -> Tensor:
     ins, d = _stack_inputs(tensors, dim)
     return aten("cat.out")(ins, d, out=out)
@@ -237,8 +228,8 @@ def _column_stack_inputs(tensors: Sequence[Tensor]) -> tuple[list, int]:
 
 
 def _declare_stack(name: str, inputs: Any) -> None:
-    composite(f"{name}(Tensor[] tensors) -> Tensor")(lambda tensors: aten("cat")(*inputs(tensors)))
-    composite(f"{name}.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)")(
+    composite_implicit_autograd(f"{name}(Tensor[] tensors) -> Tensor")(lambda tensors: aten("cat")(*inputs(tensors)))
+    composite_implicit_autograd(f"{name}.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)")(
         lambda tensors, *, out: aten("cat.out")(*inputs(tensors), out=out))
 
 
@@ -285,8 +276,8 @@ def _split_indices(self: Tensor, indices: Sequence[int], dim: int) -> tuple:
     return tuple(out)
 
 
-@composite("tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, "
-           "int dim=0) -> Tensor(a)[]", "function, method")
+@composite_implicit_autograd("tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, "
+                             "Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]", "function, method")
 def _split_tensor(self: Tensor, tensor_indices_or_sections: Tensor, dim: int = 0) -> tuple:
     t = tensor_indices_or_sections
     if not self._size:
@@ -306,10 +297,10 @@ def _split_tensor(self: Tensor, tensor_indices_or_sections: Tensor, dim: int = 0
 
 
 # after the Tensor overload: torch's parser tries that one first (a 0-dim tensor is not an int)
-composite("tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]",
-          "function, method")(_split_sections)
-composite("tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]",
-          "function, method")(_split_indices)
+composite_implicit_autograd("tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]",
+                            "function, method")(_split_sections)
+composite_implicit_autograd("tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]",
+                            "function, method")(_split_indices)
 
 
 
@@ -332,8 +323,10 @@ def _directional(name: str, min_dims: int, dim_of: Any) -> None:
     def by_indices(self: Tensor, indices: Sequence[int]) -> tuple:
         return _split_indices(self, indices, check(self))
 
-    composite(f"{name}.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]", "function, method")(by_sections)
-    composite(f"{name}.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]", "function, method")(by_indices)
+    composite_implicit_autograd(f"{name}.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]",
+                                "function, method")(by_sections)
+    composite_implicit_autograd(f"{name}.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]",
+                                "function, method")(by_indices)
 
 
 _directional("hsplit", 1, lambda n: 0 if n == 1 else 1)

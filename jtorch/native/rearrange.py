@@ -22,26 +22,8 @@ from ..structured.meta import MetaBase, allocate
 from ..tensor import Tensor
 from .copy import copy_from_host, host_values
 from .factories import aten, empty_like_impl
-from .registry import declare
+from .registry import backend_kernel, composite_implicit_autograd, declare
 from .structured import structured
-
-
-def composite(schema: str, variants: str = "function, method") -> Any:
-    """Declare an overload whose CompositeImplicitAutograd kernel calls other operators."""
-    def register(fn: Any) -> Any:
-        declare(schema, variants=variants).impl("CompositeImplicitAutograd")(fn)
-        return fn
-
-    return register
-
-
-def backend_kernel(schema: str, variants: str = "function, method") -> Any:
-    """Declare an overload with one backend-neutral kernel for Meta and every backend."""
-    def register(fn: Any) -> Any:
-        declare(schema, variants=variants).impl_backends(fn)
-        return fn
-
-    return register
 
 
 def _has_data(t: Tensor) -> bool:
@@ -79,7 +61,7 @@ def repeat(self: Tensor, repeats: Sequence[int]) -> Tensor:
     return result
 
 
-@composite("tile(Tensor self, SymInt[] dims) -> Tensor")
+@composite_implicit_autograd("tile(Tensor self, SymInt[] dims) -> Tensor", "function, method")
 def tile(self: Tensor, dims: Sequence[int]) -> Tensor:
     dims = tuple(dims)
     if len(dims) < len(self._size):
@@ -115,13 +97,14 @@ def _repeat_interleave_indices(repeats: Tensor, output_size: int | None, dtype: 
     return out
 
 
-@composite("repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor", "function")
+@composite_implicit_autograd("repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor",
+                             "function")
 def repeat_interleave_tensor(repeats: Tensor, *, output_size: int | None = None) -> Tensor:
     return _repeat_interleave_indices(repeats, output_size)
 
 
-@composite("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) "
-           "-> Tensor")
+@composite_implicit_autograd("repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, "
+                             "SymInt? output_size=None) -> Tensor", "function, method")
 def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None = None, *,
                                   output_size: int | None = None) -> Tensor:
     x = self
@@ -145,8 +128,8 @@ def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None
     return aten("index.Tensor")(x, [None] * dim + [idx])
 
 
-@composite("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) "
-           "-> Tensor")
+@composite_implicit_autograd("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, "
+                             "SymInt? output_size=None) -> Tensor", "function, method")
 def repeat_interleave_self_int(self: Tensor, repeats: int, dim: int | None = None, *,
                                output_size: int | None = None) -> Tensor:
     """Repeat.cpp's repeat_interleave_symint: each slice along dim repeated through a broadcast
@@ -177,7 +160,7 @@ def _flipped(self: Tensor, mask: Sequence[bool]) -> Tensor:
     return Tensor._make(self._storage, self._size, tuple(stride), offset, self.dtype, self._device)
 
 
-@backend_kernel("flip(Tensor self, int[] dims) -> Tensor")
+@backend_kernel("flip(Tensor self, int[] dims) -> Tensor", "function, method")
 def flip(self: Tensor, dims: Sequence[int]) -> Tensor:
     n = len(self._size)
     mask = [False] * n
@@ -193,14 +176,14 @@ def flip(self: Tensor, dims: Sequence[int]) -> Tensor:
     return out
 
 
-@composite("fliplr(Tensor self) -> Tensor")
+@composite_implicit_autograd("fliplr(Tensor self) -> Tensor", "function, method")
 def fliplr(self: Tensor) -> Tensor:
     if len(self._size) < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return aten("flip")(self, [1])
 
 
-@composite("flipud(Tensor self) -> Tensor")
+@composite_implicit_autograd("flipud(Tensor self) -> Tensor", "function, method")
 def flipud(self: Tensor) -> Tensor:
     if len(self._size) < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -217,7 +200,7 @@ def _roll_one(self: Tensor, shift: int, dim: int) -> Tensor:
     return aten("cat")([aten("narrow")(self, d, start, size - start), aten("narrow")(self, d, 0, start)], d)
 
 
-@composite("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor")
+@composite_implicit_autograd("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", "function, method")
 def roll(self: Tensor, shifts: Sequence[int], dims: Sequence[int] = ()) -> Tensor:
     shifts, dims = tuple(shifts), tuple(dims)
     if len(dims) == 1 and len(shifts) == 1:
@@ -247,7 +230,7 @@ def _transposed(t: Tensor, d0: int, d1: int) -> Tensor:
     return t
 
 
-@composite("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor")
+@composite_implicit_autograd("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", "function, method")
 def rot90(self: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     n = len(self._size)
     if len(dims) != 2:
@@ -299,7 +282,7 @@ def _diag_embed_into(result: Tensor, self: Tensor, offset: int, d1: int, d2: int
     return result
 
 
-@backend_kernel("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor")
+@backend_kernel("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor", "function, method")
 def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     n = len(self._size) + 1
     d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
@@ -317,7 +300,7 @@ def _diag_check(self: Tensor, prefix: str) -> None:
         raise RuntimeError(f"{prefix}Supports 1D or 2D tensors. Got {len(self._size)}D")
 
 
-@composite("diag(Tensor self, int diagonal=0) -> Tensor")
+@composite_implicit_autograd("diag(Tensor self, int diagonal=0) -> Tensor", "function, method")
 def diag(self: Tensor, diagonal: int = 0) -> Tensor:
     _diag_check(self, "diag(): ")
     if len(self._size) == 1:
@@ -344,12 +327,12 @@ def diag_out(self: Tensor, diagonal: int = 0, *, out: Tensor) -> Tensor:
     return out
 
 
-@composite("diagflat(Tensor self, int offset=0) -> Tensor")
+@composite_implicit_autograd("diagflat(Tensor self, int offset=0) -> Tensor", "function, method")
 def diagflat(self: Tensor, offset: int = 0) -> Tensor:
     return aten("diag")(aten("reshape")(self, (-1,)), offset)
 
 
-@composite("trace(Tensor self) -> Tensor")
+@composite_implicit_autograd("trace(Tensor self) -> Tensor", "function, method")
 def trace(self: Tensor) -> Tensor:
     if len(self._size) != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {len(self._size)}")

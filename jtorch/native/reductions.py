@@ -25,7 +25,7 @@ from ..structured.reduce import (
     zero_numel_check_dims,
 )
 from ..tensor import Tensor
-from .registry import NativeFunction, by_name, declare
+from .registry import backend_kernel, by_name, composite_implicit_autograd
 from .structured import StructuredFamily, structured
 
 
@@ -60,28 +60,6 @@ def _index_nonempty(self: Tensor, extras: dict) -> _dt.dtype | None:
 
 def _float_mean(self: Tensor, extras: dict) -> _dt.dtype | None:
     return _same_dtype(self, extras) if self.dtype is not _dt.int64 else None
-
-
-def composite(schema: str, variants: str = "function, method", python_name: str | None = None
-              ) -> Callable[[Callable], NativeFunction]:
-    """Declare an overload whose kernel (Meta and every backend) calls other operators."""
-    def register(fn: Callable) -> NativeFunction:
-        nf = declare(schema, variants=variants, python_name=python_name)
-        nf.impl_backends(fn)
-        return nf
-
-    return register
-
-
-def implicit(schema: str, variants: str = "function, method") -> Callable[[Callable], NativeFunction]:
-    """Declare an overload that is CompositeImplicitAutograd in PyTorch: its kernel calls other operators
-    above autograd, so it differentiates through them (and its nodes are theirs: MaximumBackward0)."""
-    def register(fn: Callable) -> NativeFunction:
-        nf = declare(schema, variants=variants)
-        nf.impl("CompositeImplicitAutograd")(fn)
-        return nf
-
-    return register
 
 
 def op(name: str) -> Any:
@@ -258,8 +236,8 @@ def _all_minmax_out(name: str, reducer: str) -> Callable:
 
 
 for _n in ("max", "min"):
-    composite(f"{_n}(Tensor self) -> Tensor")(_all_minmax(_n, f"a{_n}"))
-    composite(f"{_n}.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")(
+    backend_kernel(f"{_n}(Tensor self) -> Tensor", "function, method")(_all_minmax(_n, f"a{_n}"))
+    backend_kernel(f"{_n}.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")(
         _all_minmax_out(_n, f"a{_n}"))
 
 
@@ -296,8 +274,9 @@ reduction("min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) m
 
 # max(a, b) / min(a, b) are maximum / minimum (PyTorch's max.other, max.out)
 for _n, _m in (("max", "maximum"), ("min", "minimum")):
-    implicit(f"{_n}.other(Tensor self, Tensor other) -> Tensor")(lambda self, other, _m=_m: op(_m)(self, other))
-    composite(f"{_n}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", variants="function")(
+    composite_implicit_autograd(f"{_n}.other(Tensor self, Tensor other) -> Tensor", "function, method")(
+        lambda self, other, _m=_m: op(_m)(self, other))
+    backend_kernel(f"{_n}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", variants="function")(
         lambda self, other, *, out, _m=_m: op(f"{_m}.out")(self, other, out=out))
 
 

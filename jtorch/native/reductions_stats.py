@@ -22,8 +22,6 @@ from ..structured.reduce import make_reduction, reduction_shape, resize_reductio
 from ..tensor import Tensor
 from ..warn import user_stacklevel
 from .reductions import (
-    composite,
-    implicit,
     infer_dtype_from_optional,
     is_integral,
     not_implemented,
@@ -31,6 +29,7 @@ from .reductions import (
     reduction,
     selecting_dtype,
 )
+from .registry import backend_kernel, composite_implicit_autograd
 
 # ---- nansum, nanmean ----------------------------------------------------------------------------
 
@@ -67,15 +66,16 @@ def _not_nan_count(self: Tensor, dim: Any, keepdim: bool) -> Tensor:
     return op("sum.dim_IntList")(op("logical_not")(op("isnan")(self)), dim, keepdim)
 
 
-@implicit("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor")
+@composite_implicit_autograd("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) "
+                             "-> Tensor", "function, method")
 def nanmean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     _nanmean_check(self)
     factor = _not_nan_count(self, dim, keepdim)
     return op("div.Tensor")(op("nansum")(self, dim, keepdim, dtype=dtype), factor)
 
 
-@composite("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
-           "Tensor(a!) out) -> Tensor(a!)", variants="function")
+@backend_kernel("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+                "Tensor(a!) out) -> Tensor(a!)", variants="function")
 def nanmean_out(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor) -> Tensor:
     _nanmean_check(self)
     factor = _not_nan_count(self, dim, keepdim)
@@ -97,12 +97,12 @@ reduction("count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) o
           "count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor", _count_meta, _count_impl)
 
 
-@composite("count_nonzero(Tensor self, int? dim=None) -> Tensor")
+@backend_kernel("count_nonzero(Tensor self, int? dim=None) -> Tensor", "function, method")
 def count_nonzero(self: Tensor, dim: int | None = None) -> Tensor:
     return op("count_nonzero.dim_IntList")(self, [] if dim is None else [dim])
 
 
-@composite("count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
+@backend_kernel("count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
 def count_nonzero_out(self: Tensor, dim: int | None = None, *, out: Tensor) -> Tensor:
     return op("count_nonzero.dim_IntList_out")(self, [] if dim is None else [dim], out=out)
 
@@ -197,37 +197,39 @@ def _correction(unbiased: bool) -> int:
 # var, var.dim, std_mean, std_mean.dim, ... are CompositeImplicitAutograd as in PyTorch: they call the
 # .correction overload, whose entry is the derivative (VarBackward0 for all of them).
 for _name, _sqrt in (("var", False), ("std", True)):
-    implicit(f"{_name}(Tensor self, bool unbiased=True) -> Tensor")(
+    composite_implicit_autograd(f"{_name}(Tensor self, bool unbiased=True) -> Tensor", "function, method")(
         lambda self, unbiased=True, _n=_name: op(f"{_n}.correction")(self, None, correction=_correction(unbiased)))
-    implicit(f"{_name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor")(
+    composite_implicit_autograd(f"{_name}.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
+                                "-> Tensor", "function, method")(
         lambda self, dim, unbiased=True, keepdim=False, _n=_name:
         op(f"{_n}.correction")(self, dim, correction=_correction(unbiased), keepdim=keepdim))
-    composite(f"{_name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) "
-              "-> Tensor")(
+    backend_kernel(f"{_name}.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) "
+                   "-> Tensor", "function, method")(
         lambda self, dim=None, *, correction=None, keepdim=False, _n=_name, _s=_sqrt:
         _std_var(_n, self, dim, correction, keepdim, _s)[0])
-    composite(f"{_name}.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) "
-              "-> Tensor(a!)", variants="function")(
+    backend_kernel(f"{_name}.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) "
+                   "-> Tensor(a!)", variants="function")(
         lambda self, dim, unbiased=True, keepdim=False, *, out, _n=_name, _s=_sqrt:
         _std_var(_n, self, dim, _correction(unbiased), keepdim, _s, out)[0])
-    composite(f"{_name}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-              "bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", variants="function")(
+    backend_kernel(f"{_name}.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+                   "bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", variants="function")(
         lambda self, dim=None, *, correction=None, keepdim=False, out, _n=_name, _s=_sqrt:
         _std_var(_n, self, dim, correction, keepdim, _s, out)[0])
 
-    implicit(f"{_name}_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)", variants="function")(
+    composite_implicit_autograd(f"{_name}_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)",
+                                variants="function")(
         lambda self, unbiased=True, _n=_name: op(f"{_n}_mean.correction")(self, None, correction=_correction(unbiased)))
-    implicit(f"{_name}_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
-             "-> (Tensor, Tensor)", variants="function")(
+    composite_implicit_autograd(f"{_name}_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) "
+                                "-> (Tensor, Tensor)", variants="function")(
         lambda self, dim, unbiased=True, keepdim=False, _n=_name:
         op(f"{_n}_mean.correction")(self, dim, correction=_correction(unbiased), keepdim=keepdim))
-    composite(f"{_name}_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-              "bool keepdim=False) -> (Tensor, Tensor)", variants="function")(
+    backend_kernel(f"{_name}_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+                   "bool keepdim=False) -> (Tensor, Tensor)", variants="function")(
         lambda self, dim=None, *, correction=None, keepdim=False, _n=_name, _s=_sqrt:
         _with_mean(self, dim, correction, keepdim, _n, _s))
-    composite(f"{_name}_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
-              "bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))",
-              variants="function")(
+    backend_kernel(f"{_name}_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+                   "bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))",
+                   variants="function")(
         lambda self, dim=None, *, correction=None, keepdim=False, out0, out1, _n=_name, _s=_sqrt:
         _with_mean(self, dim, correction, keepdim, _n, _s, out0, out1))
 
@@ -315,19 +317,19 @@ def _aten_norm(self: Tensor, p: Any, dim: Any, keepdim: bool, dtype: Any = None,
 
 
 # PyTorch's aten::norm overloads; torch.norm / Tensor.norm are the Python function in jtorch/functional.py
-composite("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", variants="")(
+backend_kernel("norm.Scalar(Tensor self, Scalar p=2) -> Tensor", variants="")(
     lambda self, p=2: _aten_norm(self, p, None, False))
-composite("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", variants="")(
+backend_kernel("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor", variants="")(
     lambda self, p, dim, keepdim=False: _aten_norm(self, p, dim, keepdim))
-composite("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) "
-          "-> Tensor", variants="")(
+backend_kernel("norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) "
+               "-> Tensor", variants="")(
     lambda self, p, dim, keepdim, *, dtype: _aten_norm(self, p, dim, keepdim, dtype))
-composite("norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor", variants="")(
+backend_kernel("norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor", variants="")(
     lambda self, p, *, dtype: _aten_norm(self, p, None, False, dtype))
-composite("norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
-          variants="")(lambda self, p, dim, keepdim=False, *, out: _aten_norm(self, p, dim, keepdim, None, out))
-composite("norm.dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor(a!) out) "
-          "-> Tensor(a!)", variants="")(
+backend_kernel("norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+               variants="")(lambda self, p, dim, keepdim=False, *, out: _aten_norm(self, p, dim, keepdim, None, out))
+backend_kernel("norm.dtype_out(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype, Tensor(a!) out) "
+               "-> Tensor(a!)", variants="")(
     lambda self, p, dim, keepdim, *, dtype, out: _aten_norm(self, p, dim, keepdim, dtype, out))
 
 
@@ -365,13 +367,13 @@ def _real_amax(self: Tensor, dims: tuple) -> Tensor:
     return maxes
 
 
-@composite("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor")
+@backend_kernel("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor", "function, method")
 def logsumexp(self: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     return _logsumexp_into(None, self, dim, keepdim)
 
 
-@composite("logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
-           variants="function")
+@backend_kernel("logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+                variants="function")
 def logsumexp_out(self: Tensor, dim: Any, keepdim: bool = False, *, out: Tensor) -> Tensor:
     return _logsumexp_into(out, self, dim, keepdim)
 
@@ -404,10 +406,7 @@ def _median_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
 
 
 def _legacy_type(dtype: _dt.dtype) -> str:
-    names = {_dt.float32: "Float", _dt.float64: "Double", _dt.float16: "Half", _dt.int64: "Long", _dt.int32: "Int",
-             _dt.int16: "Short", _dt.int8: "Char", _dt.uint8: "Byte", _dt.bool: "Bool",
-             _dt.complex64: "ComplexFloat", _dt.complex128: "ComplexDouble"}
-    return f"torch.{names[dtype]}Tensor"
+    return f"torch.{SCALAR_TYPE_NAME[dtype]}Tensor"
 
 
 def _median_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
@@ -435,10 +434,10 @@ def _median_all(self: Tensor) -> Tensor:
     return op("reshape")(values, [])
 
 
-composite("median(Tensor self) -> Tensor")(_median_all)
+backend_kernel("median(Tensor self) -> Tensor", "function, method")(_median_all)
 
 
-@composite("median.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
+@backend_kernel("median.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
 def median_out(self: Tensor, *, out: Tensor) -> Tensor:
     value = _median_all(self)
     if out.dtype is not value.dtype:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..dispatcher import registration_site, singleton
 from ..library import Library
@@ -31,6 +31,7 @@ _SELF = re.compile(r"[ )]self\b")
 
 # make(dispatch_key, backend or None for Meta) -> kernel: a kernel generated per backend
 KernelFactory = Callable[[str, Any], Callable]
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
 @dataclass(eq=False)
@@ -185,6 +186,39 @@ def declare(
     singleton.defer("aten::" + name, lambda: _materialize(nf))
     return nf
 
+
+# Declaration helpers, one per kind of kernel an overload can have; each returns the function, so a
+# decorated kernel stays callable under its own name.
+def composite_implicit_autograd(schema: str, variants: str = "function") -> Callable[[_Fn], _Fn]:
+    """Declare an overload whose kernel, at CompositeImplicitAutograd, calls other operators above
+    autograd: it differentiates through them, and its nodes are theirs."""
+    def register(fn: _Fn) -> _Fn:
+        declare(schema, variants=variants).impl("CompositeImplicitAutograd")(fn)
+        return fn
+
+    return register
+
+
+def composite_explicit_autograd(schema: str, variants: str = "function", *, numbers_as_tensors: bool = False
+                                ) -> Callable[[_Fn], _Fn]:
+    """Declare an overload whose kernel, at CompositeExplicitAutograd (below autograd, for every
+    backend), calls other operators; its gradient is the derivatives table's."""
+    def register(fn: _Fn) -> _Fn:
+        declare(schema, variants=variants, numbers_as_tensors=numbers_as_tensors).impl("CompositeExplicitAutograd")(fn)
+        return fn
+
+    return register
+
+
+def backend_kernel(schema: str, variants: str = "function", *, python_name: str | None = None
+                   ) -> Callable[[_Fn], _Fn]:
+    """Declare an overload with one backend-neutral kernel, registered for Meta and for each
+    backend's key (CPU, CUDA, ...; `NativeFunction.impl_backends`)."""
+    def register(fn: _Fn) -> _Fn:
+        declare(schema, variants=variants, python_name=python_name).impl_backends(fn)
+        return fn
+
+    return register
 
 def reflect_dunder(dunder: str, python_name: str) -> None:
     """Bind Tensor.<dunder>(self, other), a reflected operator such as __rsub__ or __rpow__, to the

@@ -13,8 +13,8 @@ from typing import Any
 from .. import dtypes as _dt
 from ..geometry import contiguous_strides, shape_str, wrap_dim
 from ..promotion import result_type
-from ..scalar import SCALAR_TYPE_NAME
-from ..structured.meta import TYPE_META_NAME, MetaBase, allocate, copy_into, resize_output
+from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME
+from ..structured.meta import MetaBase, allocate, copy_into, resize_output
 from ..tensor import Tensor
 from .registry import by_name, declare
 from .sorting import _stub, not_implemented

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import dtypes as _dt
 from ..geometry import infer_dense_strides, wrap_dim
-from ..scalar import SCALAR_TYPE_NAME
+from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME
 from ..structured.meta import MetaBase, allocate, copy_into, resize_output
 from ..structured.reduce import reduction_shape, zero_numel_check_dims
 from ..tensor import Tensor
@@ -102,16 +102,12 @@ def argsort_stable(self: Tensor, *, stable: bool, dim: int = -1, descending: boo
 @_argsort_out.impl("CompositeExplicitAutograd")
 def argsort_out(self: Tensor, *, stable: bool, dim: int = -1, descending: bool = False, out: Tensor) -> Tensor:
     if out.dtype is not _dt.int64:
-        raise RuntimeError(f"Expected out tensor to have dtype long int, but got {_type_meta(out.dtype)} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype long int, but got {TYPE_META_NAME[out.dtype]} instead")
     indices = sort_stable.functional.op(self, stable=stable, dim=dim, descending=descending)[1]
     resize_output(out, indices._size)
     return op("copy_")(out, indices)
 
 
-def _type_meta(dtype: _dt.dtype) -> str:
-    from ..structured.meta import TYPE_META_NAME
-
-    return TYPE_META_NAME[dtype]
 
 
 _msort = declare("msort(Tensor self) -> Tensor", variants="function, method")
@@ -126,8 +122,8 @@ def msort(self: Tensor) -> Tensor:
 @_msort_out.impl("CompositeImplicitAutograd")
 def msort_out(self: Tensor, *, out: Tensor) -> Tensor:
     if out.dtype is not self.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {_type_meta(self.dtype)}, but got "
-                           f"{_type_meta(out.dtype)} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {TYPE_META_NAME[self.dtype]}, but got "
+                           f"{TYPE_META_NAME[out.dtype]} instead")
     values = sort_stable.functional.op(self, stable=False, dim=0)[0]
     resize_output(out, values._size)
     return op("copy_")(out, values)
@@ -252,11 +248,6 @@ def kthvalue_out(self: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, 
     return _kthvalue(self, k, dim, keepdim, values, indices)
 
 
-_LEGACY = {_dt.float32: "Float", _dt.float64: "Double", _dt.float16: "Half", _dt.int64: "Long", _dt.int32: "Int",
-           _dt.int16: "Short", _dt.int8: "Char", _dt.uint8: "Byte", _dt.bool: "Bool",
-           _dt.complex64: "ComplexFloat", _dt.complex128: "ComplexDouble"}
-
-
 def _mode(self: Tensor, dim: int, keepdim: bool, values: Tensor | None, indices: Tensor | None) -> tuple:
     if self._device.type == "meta":  # torch's meta registration (meta_median_mode_dim): shapes only
         return _reduced_outputs(self, wrap_dim(dim, self.dim()), keepdim, values, indices, "plain")
@@ -264,10 +255,11 @@ def _mode(self: Tensor, dim: int, keepdim: bool, values: Tensor | None, indices:
         raise RuntimeError(f"mode only supports CPU AND CUDA device type, got: {self._device.type}")
     d = wrap_dim(dim, self.dim())
     if values is not None and values.dtype is not self.dtype:
-        raise RuntimeError(f"expected scalar type '{_LEGACY[self.dtype]}' but got '{_LEGACY[values.dtype]}' "
-                           "for values output")
+        raise RuntimeError(f"expected scalar type '{SCALAR_TYPE_NAME[self.dtype]}' but got "
+                           f"'{SCALAR_TYPE_NAME[values.dtype]}' for values output")
     if indices is not None and indices.dtype is not _dt.int64:
-        raise RuntimeError(f"expected scalar type 'Long' but got '{_LEGACY[indices.dtype]}' for indices output")
+        raise RuntimeError(f"expected scalar type 'Long' but got '{SCALAR_TYPE_NAME[indices.dtype]}' for indices "
+                           "output")
     zero_numel_check_dims(self, d, "mode()")
     values, indices = _reduced_outputs(self, d, keepdim, values, indices, "mode")
     if self.dtype.is_complex:

@@ -22,17 +22,11 @@ from typing import Any
 from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import contiguous_strides, shape_str, storage_extent
+from ..scalar import TYPE_META_NAME
 from ..tensor import Tensor, new_storage
 from ..warn import complex_to_real, user_stacklevel
 
 FUNCTIONAL, INPLACE, OUT = 0, 1, 2
-
-# caffe2::TypeMeta names: what PyTorch prints for `options.dtype()` in check_inplace / resize_out.
-TYPE_META_NAME = {
-    _dt.bool: "bool", _dt.uint8: "unsigned char", _dt.int8: "signed char", _dt.int16: "short int",
-    _dt.int32: "int", _dt.int64: "long int", _dt.float16: "c10::Half", _dt.float32: "float",
-    _dt.float64: "double", _dt.complex64: "c10::complex<float>", _dt.complex128: "c10::complex<double>",
-}
 
 
 def allocate(size: tuple, stride: tuple | None, dtype: _dt.dtype, device: Any) -> Tensor:

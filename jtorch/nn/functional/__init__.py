@@ -3,4 +3,5 @@ from ._activation import *  # noqa: F401,F403
 from ._conv import *  # noqa: F401,F403
 from ._linear import *  # noqa: F401,F403
 from ._loss import *  # noqa: F401,F403
+from ._loss_more import *  # noqa: F401,F403
 from ._norm import *  # noqa: F401,F403

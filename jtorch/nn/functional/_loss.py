@@ -15,38 +15,13 @@ from ...autograd.function import Function
 from ...scalar import SCALAR_TYPE_NAME
 from ...tensor import Tensor
 from ...warn import user_stacklevel
+from .._reduction import apply_reduction, get_reduction, legacy_get_string
+from ._activation import logsigmoid
 
 __all__ = [
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
 ]
-
-
-# ---- reductions (torch/nn/_reduction.py) ------------------------------------------------------
-def _legacy_reduction(size_average: bool | None, reduce: bool | None, emit_warning: bool = True) -> str:
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
-    if emit_warning:
-        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                      stacklevel=user_stacklevel())
-    return ret
-
-
-def _reduction(reduction: str, size_average: bool | None = None, reduce: bool | None = None) -> str:
-    if size_average is not None or reduce is not None:
-        return _legacy_reduction(size_average, reduce)
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
-
-
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    return loss
 
 
 def _size_warning(input: Tensor, target: Tensor) -> None:
@@ -75,23 +50,23 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, re
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_get_string(size_average, reduce)
     input, target = torch.broadcast_tensors(input, target)
     diff = input - target
     if weight is not None:
         return _weighted(diff * diff, input, weight, reduction, True)
-    return _reduce(diff * diff, _reduction(reduction))
+    return apply_reduction(diff * diff, get_reduction(reduction))
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_get_string(size_average, reduce)
     input, target = torch.broadcast_tensors(input, target)
     if weight is not None:
         return _weighted((input - target).abs(), input, weight, reduction, True)
-    return _reduce((input - target).abs(), _reduction(reduction))
+    return apply_reduction((input - target).abs(), get_reduction(reduction))
 
 
 def _smooth_l1(input: Tensor, target: Tensor, beta: float) -> Tensor:
@@ -103,14 +78,14 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_get_string(size_average, reduce)
     input, target = torch.broadcast_tensors(input, target)
-    reduction = _reduction(reduction)
+    reduction = get_reduction(reduction)
     if beta == 0.0:
-        return _reduce((input - target).abs(), reduction)
+        return apply_reduction((input - target).abs(), reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    return _reduce(_smooth_l1(input, target, beta), reduction)
+    return apply_reduction(_smooth_l1(input, target, beta), reduction)
 
 
 def _huber(input: Tensor, target: Tensor, delta: float) -> Tensor:
@@ -126,8 +101,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     input, target = torch.broadcast_tensors(input, target)
     if weight is not None:
         return _weighted(_huber(input, target, delta), input, weight, reduction, False)
-    reduction = _reduction(reduction)
-    return _reduce(_huber(input, target, delta), reduction)
+    reduction = get_reduction(reduction)
+    return apply_reduction(_huber(input, target, delta), reduction)
 
 
 # ---- classification: nll_loss and cross_entropy ------------------------------------------------
@@ -188,13 +163,13 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
              ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
-    return _nll(input, target, weight, ignore_index, _reduction(reduction, size_average, reduce))
+    return _nll(input, target, weight, ignore_index, get_reduction(reduction, size_average, reduce))
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = get_reduction(reduction, size_average, reduce)
     class_dim = 0 if input.dim() == 1 else 1
     if input.shape == target.shape:
         return _cross_entropy_probs(input, target, weight, class_dim, reduction, label_smoothing, ignore_index)
@@ -284,23 +259,22 @@ class _BinaryCrossEntropy(Function):
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = get_reduction(reduction, size_average, reduce)
     if target.size() != input.size():
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
     loss = _BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight.expand(torch.broadcast_shapes(target.size(), weight.size()))
-    return _reduce(loss, reduction)
+    return apply_reduction(loss, reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average: bool | None = None, reduce: bool | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = get_reduction(reduction, size_average, reduce)
     if target.size() != input.size():
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
-    from ._activation import logsigmoid
     # torch's formula: (1 - y) x - lw * log_sigmoid(x), lw = 1 + (pos_weight - 1) y; stable for any x
     log_sig = logsigmoid(input)
     if pos_weight is not None:
@@ -308,20 +282,20 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     loss = (1 - target) * input - log_sig
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return apply_reduction(loss, reduction)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+        reduction = legacy_get_string(size_average, reduce)
     elif reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=user_stacklevel())
     if reduction != "batchmean":
-        _reduction(reduction)
+        get_reduction(reduction)
     if log_target:
         loss = torch.exp(target) * (target - input)
     else:
@@ -331,10 +305,4 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, redu
     if reduction == "batchmean":
         out = loss.sum()
         return out / input.shape[0] if input.dim() != 0 else out
-    return _reduce(loss, reduction)
-
-
-from ._loss_more import *  # noqa: E402,F401,F403  (the other losses, kept in their own file)
-from ._loss_more import __all__ as _more  # noqa: E402
-
-__all__ += _more
+    return apply_reduction(loss, reduction)

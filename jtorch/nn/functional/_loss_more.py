@@ -1,6 +1,5 @@
 """The other losses of `torch.nn.functional` (Poisson and Gaussian NLL, the margin losses),
-composed as ATen composes them, so their gradients are autograd's of the same formulas.
-Re-exported by `_loss`."""
+composed as ATen composes them, so their gradients are autograd's of the same formulas."""
 from __future__ import annotations
 
 import math
@@ -8,8 +7,8 @@ import math
 import jtorch as torch
 
 from ...tensor import Tensor
+from .._reduction import apply_reduction, get_reduction
 from ._activation import logsigmoid
-from ._loss import _reduce, _reduction
 
 __all__ = ["poisson_nll_loss", "gaussian_nll_loss", "soft_margin_loss", "margin_ranking_loss",
            "hinge_embedding_loss", "multilabel_soft_margin_loss"]
@@ -18,7 +17,7 @@ __all__ = ["poisson_nll_loss", "gaussian_nll_loss", "soft_margin_loss", "margin_
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
                      reduction: str = "mean") -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = get_reduction(reduction, size_average, reduce)
     loss = torch.exp(input) - target * input if log_input else input - target * torch.log(input + eps)
     if full:
         # Stirling's term for target > 1 (the log's argument is made 1 elsewhere: no NaN there)
@@ -26,7 +25,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
         t = torch.where(big, target, 1.0)
         stirling = t * torch.log(t) - t + 0.5 * torch.log(2 * math.pi * t)
         loss = loss + torch.where(big, stirling, 0.0)
-    return _reduce(loss, reduction)
+    return apply_reduction(loss, reduction)
 
 
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,
@@ -53,38 +52,38 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     loss = 0.5 * (torch.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
-    return _reduce(loss, reduction)
+    return apply_reduction(loss, reduction)
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
-    return _reduce(torch.log1p(torch.exp(-input * target)), reduction)
+    reduction = get_reduction(reduction, size_average, reduce)
+    return apply_reduction(torch.log1p(torch.exp(-input * target)), reduction)
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = get_reduction(reduction, size_average, reduce)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    return apply_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: bool | None = None,
                          reduce: bool | None = None, reduction: str = "mean") -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = get_reduction(reduction, size_average, reduce)
     margin_part = torch.where(target != 1, (margin - input).clamp_min(0), 0.0)
     self_part = torch.where(target != -1, input, 0.0)
-    return _reduce(margin_part + self_part, reduction)
+    return apply_reduction(margin_part + self_part, reduction)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                 size_average: bool | None = None, reduce: bool | None = None,
                                 reduction: str = "mean") -> Tensor:
     if size_average is not None or reduce is not None:
-        reduction = _reduction(reduction, size_average, reduce)
+        reduction = get_reduction(reduction, size_average, reduce)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -92,4 +91,4 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     loss = loss.sum(dim=class_dim) / input.size(class_dim)
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    return _reduce(loss, reduction)
+    return apply_reduction(loss, reduction)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import functional as F
-from ..functional._loss import _legacy_reduction
+from .._reduction import legacy_get_string
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss", "BCELoss",
@@ -19,7 +19,7 @@ class _Loss(Module):
                  reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = _legacy_reduction(size_average, reduce)
+            self.reduction = legacy_get_string(size_average, reduce)
         else:
             self.reduction = reduction
 
