@@ -10,7 +10,7 @@ the native layer that implements them, when that layer is imported.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
 from . import tls as _tls_module
@@ -92,11 +92,33 @@ class _InferenceVersion:
                 "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
-class Tensor:
+if TYPE_CHECKING:
+    # The operator methods (t.add, t + u, ...) are generated on first use; the type checker reads
+    # them from the stub generated from the same declarations (tools/gen_pyi.py).
+    from ._tensor_base import _TensorBase
+else:
+    _TensorBase = object
+
+
+class Tensor(_TensorBase):
     __slots__ = (
         "_storage", "_size", "_stride", "_offset", "dtype", "_device", "_key_set", "_vc", "_base",
         "_requires_grad", "_grad", "grad_fn", "_is_wrapped_number", "__weakref__", "__dict__",
     )
+    # the slots' types (TensorImpl's fields; set by _make)
+    _storage: Storage
+    _size: tuple[int, ...]
+    _stride: tuple[int, ...]
+    _offset: int
+    dtype: _dt.dtype
+    _device: device
+    _key_set: int  # the raw DispatchKeySet
+    _vc: VersionCounter | _InferenceVersion
+    _base: Tensor | None  # the tensor this one is a view of
+    _requires_grad: bool
+    _grad: Tensor | None
+    grad_fn: Any  # the autograd Node that made it (autograd/node.py, a layer above this record), or None
+    _is_wrapped_number: bool
     # Autograd's per-tensor records (AutogradMeta), rarely set: class defaults, an instance sets its own.
     _output_nr = 0          # which output of grad_fn this tensor is
     _grad_accumulator = None  # the leaf's AccumulateGrad node (which holds the leaf weakly)
@@ -116,7 +138,7 @@ class Tensor:
         offset: int,
         dtype: _dt.dtype,
         dev: device,
-        vc: VersionCounter | None = None,
+        vc: VersionCounter | _InferenceVersion | None = None,
         base: Tensor | None = None,
     ) -> Tensor:
         t = _new(cls)

@@ -463,5 +463,6 @@ def tensor_from_numpy(arr: np.ndarray) -> Tensor:
 
 
 # Python-level methods in PyTorch too (not operators): set on the record here.
-Tensor.new_tensor = new_tensor
-Tensor.__new__ = legacy_constructor  # jtorch.Tensor(data) / jtorch.Tensor(*sizes)
+Tensor.new_tensor = new_tensor  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+# jtorch.Tensor(data) / jtorch.Tensor(*sizes)
+Tensor.__new__ = legacy_constructor  # type: ignore[method-assign,assignment]  # declared in _tensor_python.pyi

@@ -768,4 +768,4 @@ def _iter(self: Tensor) -> Iterator[Tensor]:
 
 
 Tensor.T, Tensor.mT, Tensor.H, Tensor.mH = property(_T), property(_mT), property(_H), property(_mH)
-Tensor.__iter__ = _iter
+Tensor.__iter__ = _iter  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
