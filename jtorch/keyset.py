@@ -159,7 +159,8 @@ class DispatchKeySet(int):
 
     __slots__ = ()
 
-    def __new__(cls, keys: DispatchKey | int | Sequence[DispatchKey] | None = None, *, raw: int | None = None) -> DispatchKeySet:
+    def __new__(cls, keys: DispatchKey | int | Sequence[DispatchKey] | None = None, *,
+                raw: int | None = None) -> DispatchKeySet:
         if raw is not None:
             return int.__new__(cls, raw)
         if keys is None:
