@@ -5,7 +5,7 @@ Every operator call goes through a Python re-implementation of PyTorch's c10 dis
 declares the operators without registering them: an operator is registered with the dispatcher,
 and its bindings (`jtorch.add`, `Tensor.add`, `Tensor.__add__`) generated, on first use.
 """
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import (  # noqa: F401
     _C,
@@ -83,8 +83,9 @@ if TYPE_CHECKING:
     from .serialization import load, save  # noqa: F401
 
 
-def __getattr__(name: str) -> object:
-    """Operator functions (jtorch.add, ...) are generated on first use (PEP 562)."""
+def __getattr__(name: str) -> Any:
+    """Operator functions (jtorch.add, ...) are generated on first use (PEP 562). Any: the public ones are
+    typed by the stub star-imported above; private operators (`_fused_adam_`) are not in it."""
     if name.startswith("__"):
         raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
     if name in ("testing", "profiler", "nn", "optim", "utils", "serialization"):  # imported on first use: import stays small

@@ -10,7 +10,8 @@ the native layer that implements them, when that layer is imported.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from . import dtypes as _dt
 from . import tls as _tls_module
@@ -61,6 +62,7 @@ def _size(t: tuple) -> Size:
 
 
 _new = object.__new__
+_TensorT = TypeVar("_TensorT", bound="Tensor")  # a subclass's _make makes that subclass (Parameter)
 
 
 class VersionCounter:
@@ -121,17 +123,17 @@ class Tensor(_TensorBase):
     _is_wrapped_number: bool
     # Autograd's per-tensor records (AutogradMeta), rarely set: class defaults, an instance sets its own.
     _output_nr = 0          # which output of grad_fn this tensor is
-    _grad_accumulator = None  # the leaf's AccumulateGrad node (which holds the leaf weakly)
-    _hooks = None           # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
+    _grad_accumulator: Any = None  # the leaf's AccumulateGrad node (which holds the leaf weakly)
+    _hooks: dict[int, Callable[..., Any]] | None = None  # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
     _retains_grad = False
-    _view_fn = None         # rebuilds this view from its _base (replayed after an in-place write)
+    _view_fn: Callable[[Tensor], Tensor] | None = None  # rebuilds this view from its _base (after an in-place write)
     _view_version = 0       # the version of the memory its grad_fn was made for (stale once it changes)
     _creation_meta = 0      # autograd's CreationMeta of a view: DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, ...
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     @classmethod
     def _make(
-        cls,
+        cls: type[_TensorT],
         storage: Storage,
         size: tuple[int, ...],
         stride: tuple[int, ...],
@@ -140,7 +142,7 @@ class Tensor(_TensorBase):
         dev: device,
         vc: VersionCounter | _InferenceVersion | None = None,
         base: Tensor | None = None,
-    ) -> Tensor:
+    ) -> _TensorT:
         t = _new(cls)
         t._storage = storage
         t._size = size
@@ -171,10 +173,20 @@ class Tensor(_TensorBase):
     def shape(self) -> Size:
         return _size(self._size)
 
+    @overload
+    def size(self, dim: None = None) -> Size: ...
+    @overload
+    def size(self, dim: int) -> int: ...
+
     def size(self, dim: int | None = None) -> Size | int:
         if dim is None:
             return _size(self._size)
         return self._size[wrap_dim(dim, len(self._size))]
+
+    @overload
+    def stride(self, dim: None = None) -> tuple[int, ...]: ...
+    @overload
+    def stride(self, dim: int) -> int: ...
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         if dim is None:

@@ -61,6 +61,12 @@ class Node:
 
     __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_post_hooks", "_tensor_hooks",
                  "_retain_grad", "_metadata", "_released", "_n_out", "__weakref__")
+    # the slots' types; the hook tables are made on first use
+    _pre_hooks: dict[int, Callable[..., Any]] | None
+    _post_hooks: dict[int, Callable[..., Any]] | None
+    _tensor_hooks: dict[int, dict[int, Callable[..., Any]]] | None  # output_nr -> that output's hooks
+    _retain_grad: dict[int, Any] | None  # output_nr -> weakref to the tensor that retains its grad
+    _metadata: dict[Any, Any] | None
 
     def __init__(self, next_functions: tuple, n_out: int = 1) -> None:
         self.next_functions = next_functions
@@ -196,7 +202,7 @@ class AccumulateGrad(Node):
         self._sequence_nr = 1 << 64  # UINT64_MAX: runs as soon as it is ready
 
     @property
-    def variable(self) -> Tensor:
+    def variable(self) -> Tensor | None:  # None once the leaf is gone (held weakly)
         return self._variable()
 
     def name(self) -> str:
