@@ -126,7 +126,7 @@ class Tensor(_TensorBase):
     _grad_accumulator: Any = None  # the leaf's AccumulateGrad node (which holds the leaf weakly)
     _hooks: dict[int, Callable[..., Any]] | None = None  # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
     _retains_grad = False
-    _view_fn: Callable[[Tensor], Tensor] | None = None  # rebuilds this view from its _base (after an in-place write)
+    _view_fn: tuple[Any, ...] | None = None  # (op, args, kwargs, ...): replays this view on its _base (views.py)
     _view_version = 0       # the version of the memory its grad_fn was made for (stale once it changes)
     _creation_meta = 0      # autograd's CreationMeta of a view: DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, ...
     __array_priority__ = 1000  # numpy defers to our reflected operators

@@ -95,6 +95,7 @@ def regenerate_grad_fn(view: Tensor) -> Node | None:
     AsStridedBackward0; replaying keeps the view's own node, SliceBackward0 for a slice)."""
     view._view_version = view._vc.value
     base = view._base
+    assert base is not None  # a view has a base
     if not base._requires_grad:
         return view.grad_fn
     old_fn, old_nr = view.grad_fn, view._output_nr

@@ -29,9 +29,15 @@ from ..geometry import (  # noqa: F401
 )
 from ..memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 from ..promotion import can_cast, result_type_many
-from ..scalar import SCALAR_TYPE_NAME, as_scalar
+from ..scalar import SCALAR_TYPE_NAME as SCALAR_TYPE_NAME  # re-exported for the operator families
+from ..scalar import as_scalar
 from ..tensor import Tensor, new_storage
-from .meta import FUNCTIONAL, INPLACE, OUT, MetaBase, allocate, copy_into, resize_output  # noqa: F401
+
+# the wrapper modes, re-exported for the operator families that build iterators
+from .meta import FUNCTIONAL as FUNCTIONAL
+from .meta import INPLACE as INPLACE
+from .meta import OUT as OUT
+from .meta import MetaBase, allocate, copy_into, resize_output
 
 
 class TensorIteratorConfig:
