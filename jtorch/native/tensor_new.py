@@ -114,7 +114,7 @@ def infer_scalar_type(obj: Any) -> _dt.dtype:
             result = d if result is None else promote_types(result, d)
             if result is _dt.complex128:  # nothing can change it any more
                 return result
-        return result
+        return result  # type: ignore[return-value]  # obj is not empty: the loop set it
     raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
 
 

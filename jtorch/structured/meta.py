@@ -116,7 +116,7 @@ class MetaBase:
     def maybe_get_output(self, i: int = 0) -> Tensor | None:
         return self.provided[i] if i < len(self.provided) else None
 
-    def set_output_raw_strided(self, i: int, size: tuple[int, ...], stride: tuple[int, ...] | None, dtype: _dt.dtype,
+    def set_output_raw_strided(self, i: int, size: Sequence[int], stride: tuple[int, ...] | None, dtype: _dt.dtype,
                                device: Any) -> Tensor:
         size = tuple(size)
         if self.mode == FUNCTIONAL or i >= len(self.provided):

@@ -119,7 +119,7 @@ class TensorIterator(MetaBase):
         self.operands: list[Operand] = []
         self.num_outputs = 0
         self.shape: tuple[int, ...] = ()
-        self.common_dtype: _dt.dtype | None = None
+        self.common_dtype: _dt.dtype = None  # type: ignore[assignment]  # decided by build() (compute_types)
         self.compute_dtype: _dt.dtype = None  # type: ignore[assignment]  # decided by build() (compute_types)
         self.device: device = None  # type: ignore[assignment]  # set by build() (compute_types) before any read
         self.perm: list[int] = []
