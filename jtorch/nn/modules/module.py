@@ -64,7 +64,7 @@ class Module:
     # made in __init__ through __dict__ (the module's own __setattr__ needs them first)
     _parameters: dict[str, Parameter | None]
     _buffers: dict[str, Tensor | None]
-    _modules: dict[str, Module | None]
+    _modules: dict[str, Module]  # add_module(name, None) stores a None (torch's Optional[Module]); typed as read
     _non_persistent_buffers_set: set[str]
     _version: int = 1
     dump_patches: bool = False
@@ -153,7 +153,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = module  # type: ignore[assignment]  # None allowed here, see _modules
 
     def register_module(self, name: str, module: Module | None) -> None:
         self.add_module(name, module)
