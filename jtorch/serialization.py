@@ -105,8 +105,9 @@ class _Pickler(pickle._Pickler):
         return self._globals[key]
 
     def save_global_ref(self, obj: _Global, name: Any = None) -> None:
-        self.write(pickle.GLOBAL + obj.module.encode() + b"\n" + obj.name.encode() + b"\n")  # type: ignore[attr-defined]  # pickle's Python Pickler internals (not in typeshed)
-        self.memoize(obj)  # type: ignore[attr-defined]  # pickle's Python Pickler internals (not in typeshed)
+        self.write(pickle.GLOBAL + obj.module.encode() + b"\n" + obj.name.encode()  # type: ignore[attr-defined]  # Pickler
+                   + b"\n")  # internals, untyped
+        self.memoize(obj)  # type: ignore[attr-defined]  # Pickler internals
 
     dispatch[_Global] = save_global_ref  # type: ignore[assignment]  # the Python Pickler's dispatch table
 
@@ -151,7 +152,7 @@ def _write_aligned(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
     """Write a stored record whose data starts at a multiple of 64 bytes (torch mmaps them)."""
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_STORED
-    start = zf.fp.tell() + 30  # type: ignore[union-attr]  # an open archive has its file + len(name.encode()) + 4
+    start = zf.fp.tell() + 30 + len(name.encode()) + 4  # type: ignore[union-attr]  # an open archive has its file
     pad = (-start) % _ALIGNMENT
     info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
     zf.writestr(info, data)
