@@ -5,6 +5,8 @@ Every operator call goes through a Python re-implementation of PyTorch's c10 dis
 declares the operators without registering them: an operator is registered with the dispatcher,
 and its bindings (`jtorch.add`, `Tensor.add`, `Tensor.__add__`) generated, on first use.
 """
+from typing import TYPE_CHECKING, Any
+
 from . import (  # noqa: F401
     _C,
     _default_fallbacks,  # noqa: F401,E402  (registers PyTorch's start-up fallbacks)
@@ -73,9 +75,17 @@ from .tensor import Size, Tensor  # noqa: F401,E402
 
 _bindings.install(globals(), Tensor)
 
+if TYPE_CHECKING:
+    # What __getattr__ below makes on first use, for the type checker: the operator functions (their stub
+    # is generated from the declarations by tools/gen_pyi.py), the submodules and serialization's save/load.
+    from . import nn, optim, profiler, serialization, testing, utils  # noqa: F401
+    from ._variable_functions import *  # noqa: F403
+    from .serialization import load, save  # noqa: F401
 
-def __getattr__(name: str) -> object:
-    """Operator functions (jtorch.add, ...) are generated on first use (PEP 562)."""
+
+def __getattr__(name: str) -> Any:
+    """Operator functions (jtorch.add, ...) are generated on first use (PEP 562). Any: the public ones are
+    typed by the stub star-imported above; private operators (`_fused_adam_`) are not in it."""
     if name.startswith("__"):
         raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
     if name in ("testing", "profiler", "nn", "optim", "utils", "serialization"):  # imported on first use: import stays small
@@ -107,6 +117,7 @@ from .functional import (  # noqa: F401,E402  (torch.functional's Python-level f
     tensordot,
 )
 
-Tensor.norm = _tensor_norm  # torch/_tensor.py's Python method, not a generated binding
+Tensor.norm = _tensor_norm  # type: ignore[method-assign,assignment]  # torch/_tensor.py's Python method, not a
+# generated binding (declared for the type checker in _tensor_python.pyi)
 del _tensor_norm
 from .native.search import unique, unique_consecutive  # noqa: F401,E402  (torch.functional's Python-level functions)

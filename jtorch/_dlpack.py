@@ -106,8 +106,8 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: Any = None) -> Ten
     return tensor_from_numpy(arr)
 
 
-Tensor.__dlpack__ = to_dlpack
-Tensor.__dlpack_device__ = dlpack_device
+Tensor.__dlpack__ = to_dlpack  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+Tensor.__dlpack_device__ = dlpack_device  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
 
 
 def _cuda_array_interface(self: Tensor) -> dict:
@@ -117,4 +117,4 @@ def _cuda_array_interface(self: Tensor) -> dict:
     return cuda_array_interface(self)
 
 
-Tensor.__cuda_array_interface__ = property(_cuda_array_interface)
+Tensor.__cuda_array_interface__ = property(_cuda_array_interface)  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi

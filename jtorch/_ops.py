@@ -6,7 +6,8 @@ extra Python frame.
 """
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from . import dispatcher as _dispatcher
 from .dispatcher import OperatorEntry, singleton
@@ -25,7 +26,12 @@ class OpOverload:
         entry.handle = self
 
     # __call__(self, *args, **kwargs), redispatch(self, keyset, *args, **kwargs) and
-    # redispatch_function(self, keyset, cache, key) come from the dispatcher.
+    # redispatch_function(self, keyset, cache, key) come from the dispatcher; their types, for the type
+    # checker (what a call returns depends on the operator's schema):
+    if TYPE_CHECKING:
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+        def redispatch(self, keyset: int, /, *args: Any, **kwargs: Any) -> Any: ...
+        def redispatch_function(self, keyset: int, cache: dict[int, Any], key: int) -> Callable[..., Any]: ...
 
     @property
     def _schema(self) -> Any:

@@ -15,6 +15,10 @@ class device:
     """A device such as `jtorch.device("cpu")`, `jtorch.device("cuda", 0)` or `jtorch.device("meta")`."""
 
     __slots__ = ("type", "index", "_key_set", "_backend")
+    type: str
+    index: int | None
+    _key_set: int  # the raw key set a tensor on this device starts with
+    _backend: BackendComponent
     _cache: dict = {}
 
     def __new__(cls, type_or_str: str | device | int, index: int | None = None) -> device:
@@ -24,6 +28,7 @@ class device:
             return d
         if isinstance(type_or_str, device):
             return type_or_str if index is None else device(type_or_str.type, index)
+        idx: int | None
         if isinstance(type_or_str, int):  # a bare ordinal means a CUDA device, as in torch
             t, idx = "cuda", type_or_str
         else:

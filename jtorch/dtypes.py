@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "dtype", "all_dtypes", "from_numpy_dtype", "to_numpy_dtype",
@@ -30,6 +31,17 @@ class dtype:
 
     __slots__ = ("name", "is_floating_point", "is_complex", "is_signed", "itemsize",
                  "numpy", "char", "_index", "_real", "_complex")
+    # the slots' types (set once, in __init__, through object.__setattr__)
+    name: str
+    is_floating_point: builtins.bool
+    is_complex: builtins.bool
+    is_signed: builtins.bool
+    itemsize: builtins.int
+    numpy: np.dtype
+    char: str
+    _index: builtins.int
+    _real: dtype
+    _complex: dtype | None
 
     def __init__(self, token: object, index: _pyint, name: str, char: str,
                  np_type: type, is_floating_point: _pybool, is_complex: _pybool,
@@ -132,7 +144,7 @@ cdouble = complex128
 _FROM_NP = {(d.numpy.kind, d.numpy.itemsize): d for d in all_dtypes}
 
 
-def from_numpy_dtype(np_dtype: object) -> dtype:
+def from_numpy_dtype(np_dtype: npt.DTypeLike) -> dtype:
     """Map a numpy dtype (or anything np.dtype() accepts) to a jtorch dtype."""
     nd = np.dtype(np_dtype)
     d = _FROM_NP.get((nd.kind, nd.itemsize))

@@ -223,27 +223,27 @@ def reorder_dimensions(shape: tuple, strides: list[list[int]], reduction: bool =
 def coalesce_dimensions(shape: tuple, strides: list[list[int]]) -> tuple:
     """TensorIteratorBase::coalesce_dimensions: merge neighbours that walk memory as one dimension
     for every operand (or have size 1). Truncates the stride lists in place; returns the shape."""
-    shape = list(shape)
-    nd = len(shape)
+    sizes = list(shape)
+    nd = len(sizes)
     if nd <= 1:
-        return tuple(shape)
+        return tuple(sizes)
     prev = 0
     for d in range(1, nd):
-        s0, s1 = shape[prev], shape[d]
+        s0, s1 = sizes[prev], sizes[d]
         if s0 == 1 or s1 == 1 or all(s0 * st[prev] == st[d] for st in strides):
             if s0 == 1:
                 for st in strides:
                     st[prev] = st[d]
-            shape[prev] *= s1
+            sizes[prev] *= s1
         else:
             prev += 1
             if prev != d:
                 for st in strides:
                     st[prev] = st[d]
-                shape[prev] = shape[d]
+                sizes[prev] = sizes[d]
     for st in strides:
         del st[prev + 1:]
-    return tuple(shape[: prev + 1])
+    return tuple(sizes[: prev + 1])
 
 
 def scan_rows(size: tuple, dim: int, strides: list[tuple[int, ...]]) -> tuple[int, tuple, list[list[int]]]:

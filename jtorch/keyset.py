@@ -8,7 +8,8 @@ table entries) comes from the formulas, so adding a key is one line in an enum.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 
 class BackendComponent(enum.IntEnum):
@@ -61,9 +62,38 @@ def _enum_members() -> dict[str, int]:
     return members
 
 
-DispatchKey = enum.IntEnum("DispatchKey", _enum_members(), module=__name__)
-DispatchKey.__doc__ = "A dispatch key: functionality keys, runtime per-backend keys, alias keys."
-DispatchKey.__str__ = lambda self: self.name  # torch prints keys by bare name
+if TYPE_CHECKING:
+    # What the formulas below make, written out for the type checker, which cannot run them
+    # (tests/test_keyset.py checks that the two agree).
+    class DispatchKey(enum.IntEnum):
+        Undefined = 0
+        Dense = 1
+        BackendSelect = 2
+        Python = 3
+        ADInplaceOrView = 4
+        AutogradOther = 5
+        AutogradFunctionality = 6
+        AutocastCPU = 7
+        AutocastCUDA = 8
+        EndOfFunctionalityKeys = 9
+        StartOfDenseBackends = 10
+        CPU = 11
+        CUDA = 12
+        PrivateUse1 = 13
+        Meta = 14
+        StartOfAutogradFunctionalityBackends = 15
+        AutogradCPU = 16
+        AutogradCUDA = 17
+        AutogradPrivateUse1 = 18
+        AutogradMeta = 19
+        Autograd = 20
+        CompositeImplicitAutograd = 21
+        CompositeExplicitAutograd = 22
+
+else:
+    DispatchKey = enum.IntEnum("DispatchKey", _enum_members(), module=__name__)
+    DispatchKey.__doc__ = "A dispatch key: functionality keys, runtime per-backend keys, alias keys."
+    DispatchKey.__str__ = lambda self: self.name  # torch prints keys by bare name
 
 _PER_BACKEND = frozenset(DispatchKey[n] for n, pb in _FUNCTIONALITY if pb)
 NUM_PER_BACKEND_FUNCTIONALITY = len(_PER_BACKEND)
@@ -129,7 +159,8 @@ class DispatchKeySet(int):
 
     __slots__ = ()
 
-    def __new__(cls, keys: DispatchKey | int | list | tuple | None = None, *, raw: int | None = None):
+    def __new__(cls, keys: DispatchKey | int | Sequence[DispatchKey] | None = None, *,
+                raw: int | None = None) -> DispatchKeySet:
         if raw is not None:
             return int.__new__(cls, raw)
         if keys is None:
@@ -161,7 +192,7 @@ class DispatchKeySet(int):
         # PyTorch never removes backend bits with '-': {AutogradCPU} - {CPU} must keep CPU's bit.
         return DispatchKeySet(raw=int(self) & (FULL_BACKEND_MASK | ~int(other)))
 
-    def __invert__(self):  # pragma: no cover - a key set has no meaningful complement
+    def __invert__(self) -> DispatchKeySet:  # pragma: no cover - a key set has no meaningful complement
         raise TypeError("DispatchKeySet does not support ~")
 
     def has(self, k: DispatchKey) -> bool:
@@ -336,9 +367,9 @@ def get_backend_key_set_from_autograd(k: DispatchKey) -> DispatchKeySet:
     """AutogradX -> {X}; AutogradOther -> the backends it stands for."""
     if k == DK.AutogradOther:
         return autogradother_backends
-    f, b = _RUNTIME_TO_PARTS.get(k, (None, None))
-    if f == DK.AutogradFunctionality:
-        return DispatchKeySet(_PARTS_TO_RUNTIME[(DK.Dense, b)])
+    parts = _RUNTIME_TO_PARTS.get(k)
+    if parts is not None and parts[0] == DK.AutogradFunctionality:
+        return DispatchKeySet(_PARTS_TO_RUNTIME[(DK.Dense, parts[1])])
     return DispatchKeySet()
 
 

@@ -5,6 +5,8 @@ Everything is table driven on ``dtype._index`` (0..10) plus an extra index 11 me
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from jtorch import dtypes as _dt
@@ -105,7 +107,7 @@ _refresh_defaults()
 _dt._default_listeners.append(_refresh_defaults)
 
 
-def _code(op: object) -> int:
+def _code(op: Any) -> int:  # Any: numbers, tensors and anything with a dtype and ndim
     """Category code of one operand; -1 when op is neither a tensor-like nor a number."""
     c = _PY_CODE.get(type(op))
     if c is not None:
@@ -150,7 +152,7 @@ def _result_type_codes(codes: list[int] | tuple[int, ...]) -> dtype:
 _PAIR: list = [[_result_type_codes((a, b)) for b in range(3 * _N)] for a in range(3 * _N)]
 
 
-def result_type(tensor: object, other: object) -> dtype:
+def result_type(tensor: Any, other: Any) -> dtype:  # Any: as _code's operands
     """torch.result_type(tensor, other): dtype an op on the two operands would compute in."""
     ca = _PY_CODE.get(type(tensor))
     cb = _PY_CODE.get(type(other))

@@ -105,10 +105,11 @@ class _Pickler(pickle._Pickler):
         return self._globals[key]
 
     def save_global_ref(self, obj: _Global, name: Any = None) -> None:
-        self.write(pickle.GLOBAL + obj.module.encode() + b"\n" + obj.name.encode() + b"\n")
-        self.memoize(obj)
+        self.write(pickle.GLOBAL + obj.module.encode() + b"\n" + obj.name.encode()  # type: ignore[attr-defined]  # Pickler
+                   + b"\n")  # internals, untyped
+        self.memoize(obj)  # type: ignore[attr-defined]  # Pickler internals
 
-    dispatch[_Global] = save_global_ref
+    dispatch[_Global] = save_global_ref  # type: ignore[assignment]  # the Python Pickler's dispatch table
 
     def _tensor_reduce(self, t: Tensor, requires_grad: bool) -> tuple:
         storage = t.untyped_storage()
@@ -138,7 +139,7 @@ class _Pickler(pickle._Pickler):
     def save(self, obj: Any, save_persistent_id: bool = True) -> None:
         if isinstance(obj, _dt.dtype):  # torch.float32 is a module-level global
             obj = self._g("torch", _DTYPE_NAMES.get(obj, str(obj).rpartition(".")[2]))
-        super().save(obj, save_persistent_id)
+        super().save(obj, save_persistent_id)  # type: ignore[misc]  # pickle's Python Pickler (not in typeshed)
 
     def persistent_id(self, obj: Any) -> Any:
         if type(obj) is _StorageRef:
@@ -151,7 +152,7 @@ def _write_aligned(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
     """Write a stored record whose data starts at a multiple of 64 bytes (torch mmaps them)."""
     info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_STORED
-    start = zf.fp.tell() + 30 + len(name.encode()) + 4
+    start = zf.fp.tell() + 30 + len(name.encode()) + 4  # type: ignore[union-attr]  # an open archive has its file
     pad = (-start) % _ALIGNMENT
     info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
     zf.writestr(info, data)
@@ -357,8 +358,8 @@ class _Unpickler(pickle.Unpickler):
         return self.load_storage(storage_type, str(key), location, numel)
 
 
-def _resolve_device(location: str, map_location: Any) -> jtorch.device | None:
-    """The device a storage saved at `location` goes to (None: keep what a callable returned)."""
+def _resolve_device(location: str, map_location: Any) -> jtorch.device:
+    """The device a storage saved at `location` goes to."""
     if map_location is None:
         target = location
     elif isinstance(map_location, dict):

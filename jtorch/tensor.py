@@ -10,8 +10,9 @@ the native layer that implements them, when that layer is imported.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from . import dtypes as _dt
 from . import tls as _tls_module
@@ -73,6 +74,7 @@ def _size(t: tuple) -> Size:
 
 
 _new = object.__new__
+_TensorT = TypeVar("_TensorT", bound="Tensor")  # a subclass's _make makes that subclass (Parameter)
 
 
 class VersionCounter:
@@ -104,33 +106,55 @@ class _InferenceVersion:
                 "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
-class Tensor:
+if TYPE_CHECKING:
+    # The operator methods (t.add, t + u, ...) are generated on first use; the type checker reads
+    # them from the stub generated from the same declarations (tools/gen_pyi.py).
+    from ._tensor_base import _TensorBase
+else:
+    _TensorBase = object
+
+
+class Tensor(_TensorBase):
     __slots__ = (
         "_storage", "_size", "_stride", "_offset", "dtype", "_device", "_key_set", "_vc", "_base",
         "_requires_grad", "_grad", "grad_fn", "_is_wrapped_number", "__weakref__", "__dict__",
     )
+    # the slots' types (TensorImpl's fields; set by _make)
+    _storage: Storage
+    _size: tuple[int, ...]
+    _stride: tuple[int, ...]
+    _offset: int
+    dtype: _dt.dtype
+    _device: device
+    _key_set: int  # the raw DispatchKeySet
+    _vc: VersionCounter | _InferenceVersion
+    _base: Tensor | None  # the tensor this one is a view of
+    _requires_grad: bool
+    _grad: Tensor | None
+    grad_fn: Any  # the autograd Node that made it (autograd/node.py, a layer above this record), or None
+    _is_wrapped_number: bool
     # Autograd's per-tensor records (AutogradMeta), rarely set: class defaults, an instance sets its own.
     _output_nr = 0          # which output of grad_fn this tensor is
-    _grad_accumulator = None  # the leaf's AccumulateGrad node (which holds the leaf weakly)
-    _hooks = None           # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
+    _grad_accumulator: Any = None  # the leaf's AccumulateGrad node (which holds the leaf weakly)
+    _hooks: dict[int, Callable[..., Any]] | None = None  # a leaf's gradient hooks (a non-leaf's live on its grad_fn)
     _retains_grad = False
-    _view_fn = None         # rebuilds this view from its _base (replayed after an in-place write)
+    _view_fn: tuple[Any, ...] | None = None  # (op, args, kwargs, ...): replays this view on its _base (views.py)
     _view_version = 0       # the version of the memory its grad_fn was made for (stale once it changes)
     _creation_meta = CreationMeta.DEFAULT  # how a view was made (autograd's CreationMeta)
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     @classmethod
     def _make(
-        cls,
+        cls: type[_TensorT],
         storage: Storage,
         size: tuple[int, ...],
         stride: tuple[int, ...],
         offset: int,
         dtype: _dt.dtype,
         dev: device,
-        vc: VersionCounter | None = None,
+        vc: VersionCounter | _InferenceVersion | None = None,
         base: Tensor | None = None,
-    ) -> Tensor:
+    ) -> _TensorT:
         t = _new(cls)
         t._storage = storage
         t._size = size
@@ -161,10 +185,20 @@ class Tensor:
     def shape(self) -> Size:
         return _size(self._size)
 
+    @overload
+    def size(self, dim: None = None) -> Size: ...
+    @overload
+    def size(self, dim: int) -> int: ...
+
     def size(self, dim: int | None = None) -> Size | int:
         if dim is None:
             return _size(self._size)
         return self._size[wrap_dim(dim, len(self._size))]
+
+    @overload
+    def stride(self, dim: None = None) -> tuple[int, ...]: ...
+    @overload
+    def stride(self, dim: int) -> int: ...
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         if dim is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from types import FrameType
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 warned: set[str] = set()  # the TORCH_WARN_ONCE messages already given (tests may clear it)
@@ -16,7 +17,8 @@ warned: set[str] = set()  # the TORCH_WARN_ONCE messages already given (tests ma
 def user_stacklevel() -> int:
     """warnings.warn's stacklevel, called from our caller, for the first frame outside jtorch
     (generated bindings included)."""
-    f, level = sys._getframe(1), 1
+    f: FrameType | None = sys._getframe(1)
+    level = 1
     while f is not None and f.f_code.co_filename.startswith((_PKG_DIR, "<jtorch")):
         f, level = f.f_back, level + 1
     return level

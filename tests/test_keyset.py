@@ -377,3 +377,17 @@ def test_named_sets_match_torch_on_shared_keys():
     # a plain CPU tensor's keys in torch, restricted to jtorch's keys
     assert _names_in_jtorch(torch._C._dispatch_keys(torch.ones(1))) == ["CPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"]
     assert _names_in_jtorch(torch._C._dispatch_keys(torch.ones(1, device="meta"))) == ["Meta", "ADInplaceOrView", "AutogradMeta"]
+
+
+def test_the_type_checkers_DispatchKey_is_the_runtime_one():
+    """keyset.py writes DispatchKey's members out under TYPE_CHECKING (mypy cannot run the formulas
+    that make them): the written-out class must say what the formulas make."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(K))
+    declared = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == "DispatchKey":
+            declared = {a.targets[0].id: a.value.value for a in node.body if isinstance(a, ast.Assign)}
+    assert declared == {k.name: k.value for k in DispatchKey}

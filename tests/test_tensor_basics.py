@@ -213,3 +213,11 @@ def test_size_takes_items_through_index_as_torch():
         except Exception as e:  # noqa: BLE001
             have = (type(e).__name__, str(e))
         assert have == want
+
+
+@pytest.mark.xfail(strict=True, raises=AttributeError,
+                   reason="jtorch declares no conj operator: Tensor.H / .mH of a complex tensor call a missing conj()")
+def test_H_and_mH_of_a_complex_tensor_conjugate():
+    t = jtorch.tensor([[1 + 2j, 3 - 1j]])
+    assert t.H.tolist() == [[1 - 2j], [3 + 1j]]
+    assert t.mH.tolist() == [[1 - 2j], [3 + 1j]]

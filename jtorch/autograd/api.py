@@ -192,11 +192,11 @@ def _retains_grad(self: Tensor) -> bool:
 
 
 def install() -> None:
-    Tensor.backward = _backward
-    Tensor.register_hook = _register_hook
-    Tensor.retain_grad = _retain_grad
-    Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
-    Tensor.retains_grad = property(_retains_grad)
+    Tensor.backward = _backward  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+    Tensor.register_hook = _register_hook  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+    Tensor.retain_grad = _retain_grad  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+    Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+    Tensor.retains_grad = property(_retains_grad)  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
 
 
 __all__ = ["backward", "grad", "add_hook"]

@@ -134,13 +134,14 @@ def analyze(d: Derivative, schema: FunctionSchema, node_name: str, helpers: dict
             ret_names[r.name] = i
     if nret == 1:
         ret_names["result"] = 0
-    used, full = set(), set()
+    used: set[str] = set()
+    full: set[str] = set()
     readers: dict[str, set[int]] = {}
     for key, expr in d.formulas:
-        n, f = _names(expr)
-        used |= n
-        full |= f
-        for name in f:
+        read, read_full = _names(expr)
+        used |= read
+        full |= read_full
+        for name in read_full:
             readers.setdefault(name, set()).update(order.index(k.strip()) for k in key.split(","))
     meta_only = used - full
     saved_args = []

@@ -135,7 +135,9 @@ ENTRIES = [
     D("random_", self=_ZERO),
     D("uniform_", self=_ZERO),
     # An in-place comparison keeps self's dtype (x.eq_(y) on floats writes 0.0 and 1.0): zero gradients.
-    *[D(f"{op}_.{kind}", self=_ZERO, **({"other": "zeros_grad(grad, other.shape, other.dtype)"} if kind == "Tensor" else {}))
+    *[D(f"{op}_.{kind}", self=_ZERO,
+        **({"other": "zeros_grad(grad, other.shape, other.dtype)"}  # type: ignore[arg-type]  # formulas only
+           if kind == "Tensor" else {}))
       for op in ("eq", "ge", "gt", "le", "lt", "ne") for kind in ("Scalar", "Tensor")],
     D("relu", self="aten.threshold_backward.default(grad, result, 0)"),
     D("threshold_backward", grad_output="aten.threshold_backward.default(grad, self, threshold)",

@@ -26,7 +26,8 @@ ENTRIES = [
                                          "count_include_pad, divisor_override)",
       self="grad.new_zeros(self.shape)"),
     D("col2im", self="aten.im2col.default(grad, kernel_size, dilation, padding, stride)"),
-    D("convolution", **{"input, weight, bias": "convolution_backward(aten, grad, input, weight, stride, padding, "
+    D("convolution", **{  # type: ignore[arg-type]  # formulas only: the ** fills no other keyword
+        "input, weight, bias": "convolution_backward(aten, grad, input, weight, stride, padding, "
                                                "dilation, transposed, output_padding, groups, needs)"}),
     D("im2col", self="aten.col2im.default(grad, [self.shape[-2], self.shape[-1]], kernel_size, dilation, padding, "
                      "stride)"),

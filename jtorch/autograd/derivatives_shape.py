@@ -29,7 +29,8 @@ ENTRIES = [
     D("index_put", self="grad if accumulate else grad.index_put(indices, grad.new_zeros(values.shape), False)",
       values="index_put_values_backward(grad, indices, values.shape)"),
     D("index_reduce",
-      **{"self, source": "index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)"}),
+      **{  # type: ignore[arg-type]  # formulas only: the ** fills no other keyword
+          "self, source": "index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)"}),
     D("index_select", self="index_select_backward(grad, self.shape, dim, index)"),
     D("masked_scatter", self="grad.masked_fill(mask, 0)", source="masked_scatter_backward(grad, mask, source.shape)"),
     D("masked_select", self="masked_select_backward(grad, self.shape, mask)"),
@@ -75,7 +76,8 @@ ENTRIES = [
     D("unique_dim_consecutive", self='not_implemented("unique_dim_consecutive")',
       output_differentiability=[True, False, False]),
     D("scatter_reduce.two",
-      **{"self, src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)"}),
+      **{  # type: ignore[arg-type]  # formulas only: the ** fills no other keyword
+          "self, src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)"}),
 ]
 
 NON_DIFFERENTIABLE: frozenset = frozenset()

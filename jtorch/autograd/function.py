@@ -56,7 +56,7 @@ class FunctionCtx:
 class BackwardCFunction(Node, FunctionCtx):
     """The node of one custom Function call; `_forward_cls` is the user's Function class."""
 
-    _forward_cls: type
+    _forward_cls: type[_SingleLevelFunction]
     materialize_grads = True
     to_save: tuple = ()
     dirty_tensors: tuple = ()
@@ -172,6 +172,8 @@ class FunctionMeta(type):
 
 
 class _SingleLevelFunction(FunctionCtx, metaclass=FunctionMeta):
+    _backward_cls: type[BackwardCFunction]  # made by FunctionMeta
+
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
@@ -232,7 +234,7 @@ def _bind_kwargs(forward: Callable, args: tuple, kwargs: dict, setup_ctx: bool) 
     return tuple(b.args if setup_ctx else b.args[1:])
 
 
-def _apply(cls: type, args: tuple) -> Any:
+def _apply(cls: type[_SingleLevelFunction], args: tuple[Any, ...]) -> Any:
     grad_on = _local.grad_enabled
     is_tensor = [isinstance(a, Tensor) for a in args]
     edges = tuple(gradient_edge(a) if grad_on else NO_EDGE for a, t in zip(args, is_tensor) if t)
@@ -308,7 +310,7 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: Any, executable:
     ctx._output_meta = [(t._size, t.dtype, t._device) if isinstance(t, Tensor) else None for t in outs]
     if executable:
         out_ids = {id(o): (i, outs[i]) for i, o in enumerate(originals) if isinstance(o, Tensor)}
-        saved = []
+        saved: list[SavedVariable | None] = []
         for t in ctx.to_save:
             if t is None:
                 saved.append(None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import tls as _tls
 from ..keyset import DispatchKey, autograd_dispatch_keyset, key_repr
@@ -31,6 +31,10 @@ def is_inference_mode_enabled() -> bool:
 
 class _DecoratorContextManager:
     """A context manager that also decorates functions (and generators), entering a fresh copy per call."""
+
+    if TYPE_CHECKING:  # each subclass's own
+        def __enter__(self) -> Any: ...
+        def __exit__(self, *exc: object) -> Any: ...
 
     def __call__(self, func: F) -> F:
         if inspect.isclass(func):

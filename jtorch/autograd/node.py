@@ -64,6 +64,12 @@ class Node:
 
     __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_post_hooks", "_tensor_hooks",
                  "_retain_grad", "_metadata", "_released", "_n_out", "__weakref__")
+    # the slots' types; the hook tables are made on first use
+    _pre_hooks: dict[int, Callable[..., Any]] | None
+    _post_hooks: dict[int, Callable[..., Any]] | None
+    _tensor_hooks: dict[int, dict[int, Callable[..., Any]]] | None  # output_nr -> that output's hooks
+    _retain_grad: dict[int, Any] | None  # output_nr -> weakref to the tensor that retains its grad
+    _metadata: dict[Any, Any] | None
 
     def __init__(self, next_functions: tuple, n_out: int = 1) -> None:
         self.next_functions = next_functions
@@ -199,7 +205,7 @@ class AccumulateGrad(Node):
         self._sequence_nr = 1 << 64  # UINT64_MAX: runs as soon as it is ready
 
     @property
-    def variable(self) -> Tensor:
+    def variable(self) -> Tensor | None:  # None once the leaf is gone (held weakly)
         return self._variable()
 
     def name(self) -> str:
@@ -286,6 +292,7 @@ def regenerate_grad_fn(view: Tensor) -> Node | None:
     AsStridedBackward0; replaying keeps the view's own node, SliceBackward0 for a slice)."""
     view._view_version = view._vc.value
     base = view._base
+    assert base is not None  # a view has a base
     if not base._requires_grad:
         return view.grad_fn
     old_fn, old_nr = view.grad_fn, view._output_nr

@@ -10,7 +10,7 @@ numbers), redispatch below autograd, and set the history of the outputs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from .. import tls as _tls
 from ..keyset import after_autograd_keyset, autograd_dispatch_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
@@ -68,6 +68,10 @@ class FormulaNode(Node):
 
     __slots__ = ("_saved", "_needs", "_out_meta", "_list_lens")
     _info: DifferentiabilityInfo
+    _saved: dict[str, Any] | None  # the saved inputs and results by name; None once released
+    _needs: list[bool]  # which inputs need a gradient
+    _out_meta: list[tuple[Tensor, tuple[int, ...]] | None] | None  # of a multi-output op: to make zeros
+    _list_lens: dict[str, int]  # the lengths of its Tensor[] inputs
 
     def apply(self, grads: list) -> tuple:
         saved = self._saved
@@ -83,10 +87,11 @@ class FormulaNode(Node):
             else:
                 vals[k] = v
         if len(grads) > 1 and None in grads:  # an unused output of a multi-output op: zeros
-            grads = [g if g is not None or m is None else _zeros(m) for g, m in zip(grads, self._out_meta)]
+            grads = [g if g is not None or m is None else _zeros(m)
+                     for g, m in zip(grads, self._out_meta)]  # type: ignore[arg-type]  # set: several outputs
         res = self._info.backward(self._needs, grads, vals)
         if self._info.has_list:
-            flat = []
+            flat: list[Any] = []
             for (name, kind), r in zip(self._info.inputs, res):
                 if kind == "list":
                     flat.extend(r if r is not None else [None] * self._list_lens[name])
@@ -133,7 +138,7 @@ def _zeros(meta: tuple) -> Tensor:
     return like.new_zeros(shape)
 
 
-def node_class(info: DifferentiabilityInfo) -> type:
+def node_class(info: DifferentiabilityInfo) -> type[FormulaNode]:
     body = {"__slots__": (), "_info": info, "__module__": "jtorch.autograd"}
     if info.derivative.node_name is not None:  # a node torch writes by hand prints its C++ name
         qualified = "torch::autograd::" + info.node_name
@@ -166,7 +171,7 @@ class OpSpec:
         self.od = info.output_differentiability if info is not None else None
         self._op = None
         self.below_fns: dict = {}  # ks -> the kernel below Autograd (the dispatcher keeps it current)
-        self.fast: Callable | bool | None = None  # the generated record; False: none fits
+        self.fast: Callable[..., Any] | Literal[False] | None = None  # the generated record; False: none fits
 
     @property
     def op(self) -> Any:
@@ -213,7 +218,7 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
 _fast_sources: dict[str, Callable] = {}
 
 
-def _make_fast_record(spec: OpSpec) -> Callable | bool:
+def _make_fast_record(spec: OpSpec) -> Callable[..., Any] | Literal[False]:
     if not record_codegen.fits(spec):
         return False
     src = record_codegen.record_source(spec)
@@ -260,7 +265,8 @@ def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
         node: Node = NotImplemented(f"derivative for aten::{spec.base} is not implemented",
                                     tuple(edges))
     else:
-        node = spec.node_cls(tuple(edges))
+        assert spec.node_cls is not None  # made with the info
+        node = formula = spec.node_cls(tuple(edges))
         node._needs = needs
         node._out_meta = None
         node._saved = _save_inputs(spec, b, inplace, needs) if spec.saved_args else {}
@@ -268,7 +274,7 @@ def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
     outs = [result] if type(result) is Tensor else _outputs(result)
     node._n_out = len(outs)
     od = spec.od
-    multi_meta = [] if len(outs) > 1 else None
+    multi_meta: list[tuple[Tensor, tuple[int, ...]] | None] | None = [] if len(outs) > 1 else None
     for i, t in enumerate(outs):
         diff = (od is None or (od[i] if i < len(od) else od[-1])) and isinstance(t, Tensor) and (
             t.dtype.is_floating_point or t.dtype.is_complex)
@@ -285,28 +291,31 @@ def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
             if spec.is_view and spec.multi_output:
                 t._creation_meta = CreationMeta.MULTI_OUTPUT_NODE
     if info is not None:
-        node._out_meta = multi_meta
+        formula._out_meta = multi_meta
         if info.saved_results:
-            saved = node._saved
+            saved = formula._saved
+            assert saved is not None  # saved above, not released yet
             for i, name, kind in info.saved_results:
                 saved[name] = SavedVariable(outs[i], True) if kind == "tensor" else TensorMeta(outs[i])
         if info.has_list:
-            node._list_lens = {name: len(b.get(name) or ()) for name, kind in info.inputs if kind == "list"}
+            formula._list_lens = {name: len(b.get(name) or ()) for name, kind in info.inputs if kind == "list"}
     return result
 
 
-def _save_inputs(spec: OpSpec, b: dict, inplace: bool, needs: list) -> dict:
-    saved: dict = {}
-    save_for = spec.info.save_for
+def _save_inputs(spec: OpSpec, b: dict[str, Any], inplace: bool, needs: list[bool]) -> dict[str, Any]:
+    saved: dict[str, Any] = {}
+    info = spec.info
+    assert info is not None  # an operator with saved inputs has a derivatives entry
+    save_for = info.save_for
     for name, kind in spec.saved_args:
-        v = b.get(name)
+        v: Any = b.get(name)
         if kind == "tensor":
             guard = save_for.get(name)
             if guard is not None and True not in [needs[i] for i in guard]:
                 # only formulas of inputs that need no gradient read its values: its metadata is enough
                 saved[name] = TensorMeta(v) if v is not None else None
                 continue
-            if inplace and name == "self" and spec.info.uses_self:
+            if inplace and name == "self" and info.uses_self:
                 # original_self: self's value before the write, cloned with its history (as
                 # VariableType does) so that double backward reaches what self came from
                 v = v.clone()

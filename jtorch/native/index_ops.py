@@ -87,10 +87,10 @@ def _index_select(self: Tensor, dim: int, index: Tensor, out: Tensor | None) -> 
         assert_no_internal_overlap(out)
         assert_no_overlap(out, self)
         assert_no_overlap(out, index)
-    size = list(self._size)
-    if size:
-        size[dim] = numel
-    size = tuple(size)
+    sizes = list(self._size)
+    if sizes:
+        sizes[dim] = numel
+    size = tuple(sizes)
     n = nsize(self, dim)
     if len(self._size) > 1 and numel and self.numel() == 0 and n <= 0:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")

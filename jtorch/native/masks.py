@@ -268,4 +268,5 @@ def masked_scatter_kernel(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return masked_scatter_.op(_op("clone").__call__(s, memory_format=contiguous_format), m, source)
 
 
-Tensor.nonzero = nonzero  # the as_tuple keyword is the Python binding's (torch's is hand-written too)
+# the as_tuple keyword is the Python binding's (torch's is hand-written too)
+Tensor.nonzero = nonzero  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi

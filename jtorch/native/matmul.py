@@ -174,7 +174,7 @@ def _rmatmul(self: Tensor, other: Any) -> Any:
     return matmul.op(other, self)
 
 
-Tensor.__rmatmul__ = _rmatmul
+Tensor.__rmatmul__ = _rmatmul  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
 
 
 # ---- outer, ger ----------------------------------------------------------------------------------------

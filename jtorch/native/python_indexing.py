@@ -344,6 +344,6 @@ def _delitem(self: Tensor, index: Any) -> None:
     raise TypeError("Tensor does not support deleting items")
 
 
-Tensor.__getitem__ = _getitem
-Tensor.__setitem__ = _setitem
-Tensor.__delitem__ = _delitem
+Tensor.__getitem__ = _getitem  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+Tensor.__setitem__ = _setitem  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+Tensor.__delitem__ = _delitem  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi

@@ -49,7 +49,9 @@ def repeat(self: Tensor, repeats: Sequence[int]) -> Tensor:
     if _has_data(result):
         # result viewed as (r0, s0, r1, s1, ...) receives self expanded along the r dims: one copy
         st = contiguous_strides(target)
-        size, dst, src = [], [], []
+        size: list[int] = []
+        dst: list[int] = []
+        src: list[int] = []
         pst = (0,) * (len(repeats) - len(self._size)) + self._stride
         for r, p, s, ps in zip(repeats, padded, st, pst):
             size += (r, p)

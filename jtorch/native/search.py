@@ -390,6 +390,6 @@ def _contains(self: Tensor, element: Any) -> bool:
     raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
 
 
-Tensor.__contains__ = _contains
-Tensor.unique = unique
-Tensor.unique_consecutive = unique_consecutive
+Tensor.__contains__ = _contains  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+Tensor.unique = unique  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+Tensor.unique_consecutive = unique_consecutive  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi

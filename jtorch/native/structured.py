@@ -16,8 +16,10 @@ from .registry import NativeFunction, declare
 @dataclass(frozen=True)
 class StructuredFamily:
     out: NativeFunction
-    functional: NativeFunction | None
-    inplace: NativeFunction | None
+    # None when the family declares no such variant; typed as declared, since only the declaring
+    # module reads them and it reads the ones it declared (family.functional.op)
+    functional: NativeFunction
+    inplace: NativeFunction
 
 
 families: list[StructuredFamily] = []
@@ -56,7 +58,7 @@ def structured(
     if inplace is not None:
         i_nf = declare(inplace, variants=inplace_variants, numbers_as_tensors=numbers_as_tensors,
                        structured_delegate=out_nf.name, dunder=inplace_dunder)
-    family = StructuredFamily(out_nf, f_nf, i_nf)
+    family = StructuredFamily(out_nf, f_nf, i_nf)  # type: ignore[arg-type]  # see StructuredFamily
     families.append(family)
 
     # Kernels are made per backend when an operator of the family is first used (registry's lazy

@@ -114,7 +114,7 @@ def infer_scalar_type(obj: Any) -> _dt.dtype:
             result = d if result is None else promote_types(result, d)
             if result is _dt.complex128:  # nothing can change it any more
                 return result
-        return result
+        return result  # type: ignore[return-value]  # obj is not empty: the loop set it
     raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
 
 
@@ -463,5 +463,6 @@ def tensor_from_numpy(arr: np.ndarray) -> Tensor:
 
 
 # Python-level methods in PyTorch too (not operators): set on the record here.
-Tensor.new_tensor = new_tensor
-Tensor.__new__ = legacy_constructor  # jtorch.Tensor(data) / jtorch.Tensor(*sizes)
+Tensor.new_tensor = new_tensor  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
+# jtorch.Tensor(data) / jtorch.Tensor(*sizes)
+Tensor.__new__ = legacy_constructor  # type: ignore[method-assign,assignment]  # declared in _tensor_python.pyi

@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import Any, SupportsIndex, TypeVar
 
 from ..tensor import Tensor
 
 __all__ = ["Parameter", "Buffer"]
 
 
-def _make_subclass(cls: type, data: Tensor, requires_grad: bool) -> Tensor:
+_T = TypeVar("_T", bound=Tensor)
+
+
+def _make_subclass(cls: type[_T], data: Tensor, requires_grad: bool) -> _T:
     """torch.Tensor._make_subclass: a `cls` instance over data's memory (and version counter), detached."""
     if requires_grad and not (data.dtype.is_floating_point or data.dtype.is_complex):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
@@ -48,7 +51,7 @@ class Parameter(Tensor):
 
     __str__ = __repr__
 
-    def __reduce_ex__(self, proto: int) -> tuple:
+    def __reduce_ex__(self, proto: SupportsIndex) -> tuple[Any, ...]:
         # as torch: the data as a plain tensor, rebuilt into a Parameter (torch._utils._rebuild_parameter)
         return (_rebuild_parameter, (self.data, self.requires_grad, OrderedDict()))
 
@@ -69,12 +72,13 @@ class _BufferMeta(type):
 class Buffer(metaclass=_BufferMeta):
     """torch.nn.Buffer: marks a tensor so that assigning it to a Module attribute registers a buffer."""
 
-    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:  # type: ignore[misc]  # a marked
+        # Tensor, not a Buffer instance: torch's trick (isinstance answers through the metaclass)
         if data is None:
             import jtorch
 
             data = jtorch.empty(0)
         t = data.detach().requires_grad_(data.requires_grad)
-        t._is_buffer = True
-        t.persistent = persistent
+        t._is_buffer = True  # type: ignore[attr-defined]  # a mark in the tensor's __dict__
+        t.persistent = persistent  # type: ignore[attr-defined]  # as above
         return t

@@ -73,7 +73,8 @@ class Adam(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = _check_closure(closure)
         for group in self.param_groups:
-            fused, single = [], []
+            fused: list[jtorch.Tensor] = []
+            single: list[jtorch.Tensor] = []
             for p in group["params"]:
                 if p.grad is None:
                     continue

@@ -93,16 +93,16 @@ class LRScheduler:
         if hasattr(opt.step, "_wrapped_by_lr_sched"):
             return
         opt_ref = ref(opt)
-        func = opt.step.__func__
+        func = opt.step.__func__  # type: ignore[attr-defined]  # the bound method's function
 
         @wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             o = opt_ref()
-            o._opt_called = True
+            o._opt_called = True  # type: ignore[union-attr]  # a mark the scheduler reads (the optimizer is alive)
             return func.__get__(o, o.__class__)(*args, **kwargs)
 
-        wrapper._wrapped_by_lr_sched = True
-        opt.step = wrapper
+        wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]  # a mark on the function
+        opt.step = wrapper  # type: ignore[method-assign]  # torch's patch: marks each step() call
 
     def state_dict(self) -> dict[str, Any]:
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
@@ -316,6 +316,8 @@ class OneCycleLR(LRScheduler):
         else:
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
         up = float(pct_start * self.total_steps) - 1
+        # each phase: its end step and the names of the group entries it anneals between
+        self._schedule_phases: list[dict[str, Any]]
         if three_phase:
             self._schedule_phases = [
                 dict(end_step=up, start_lr="initial_lr", end_lr="max_lr", start_momentum="max_momentum", end_momentum="base_momentum"),

@@ -111,7 +111,7 @@ class Optimizer:
         # torch patches every optimizer's step to run the step hooks; grad mode is the step's own business
         super().__init_subclass__(**kwargs)
         if "step" in cls.__dict__:
-            cls.step = _with_hooks(cls.__dict__["step"])
+            cls.step = _with_hooks(cls.__dict__["step"])  # type: ignore[method-assign]  # torch's patch
 
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
@@ -175,7 +175,7 @@ class Optimizer:
         if isinstance(value, dict):
             return {k: Optimizer._cast(param, v, key=k) for k, v in value.items()}
         if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
-            return type(value)(Optimizer._cast(param, v) for v in value)
+            return type(value)(Optimizer._cast(param, v) for v in value)  # type: ignore[call-arg]  # a sequence type
         return value
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ storage factory (`new_storage`).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from math import prod
 from typing import Any
 
@@ -29,7 +30,7 @@ from ..warn import complex_to_real, user_stacklevel
 FUNCTIONAL, INPLACE, OUT = 0, 1, 2
 
 
-def allocate(size: tuple, stride: tuple | None, dtype: _dt.dtype, device: Any) -> Tensor:
+def allocate(size: tuple[int, ...], stride: tuple[int, ...] | None, dtype: _dt.dtype, device: Any) -> Tensor:
     """empty_strided(size, stride) on `device` (contiguous when stride is None)."""
     if stride is None:  # contiguous: the extent is the element count (math.prod: no generator)
         return Tensor._make(new_storage(prod(size), dtype, device), size, contiguous_strides(size), 0, dtype, device)
@@ -53,7 +54,7 @@ def fill(t: Tensor, value: Any) -> None:
         backend(t._device.type).stub("fill")(t, checked_scalar(t.dtype, value))
 
 
-def resize_output(out: Tensor, size: tuple, stride: tuple | None = None) -> bool:
+def resize_output(out: Tensor, size: tuple[int, ...], stride: tuple[int, ...] | None = None) -> bool:
     """at::native::resize_output: warn when a non-empty out= tensor has the wrong shape, then
     resize it (restrided to `stride`, contiguous by default). Returns whether it resized."""
     if out._size == size:
@@ -74,7 +75,7 @@ def resize_output(out: Tensor, size: tuple, stride: tuple | None = None) -> bool
     return True
 
 
-def check_inplace(self: Tensor, size: tuple, dtype: _dt.dtype, device: Any) -> None:
+def check_inplace(self: Tensor, size: tuple[int, ...], dtype: _dt.dtype, device: Any) -> None:
     """at::native::check_inplace, for operators whose meta is not a TensorIterator build."""
     if dtype is not self.dtype:
         raise RuntimeError(f"Bad in-place call: input tensor dtype {TYPE_META_NAME[self.dtype]} and output tensor "
@@ -87,7 +88,8 @@ def check_inplace(self: Tensor, size: tuple, dtype: _dt.dtype, device: Any) -> N
                            f"{shape_str(size)} should match")
 
 
-def resize_out(out: Tensor, size: tuple, stride: tuple | None, dtype: _dt.dtype, device: Any) -> None:
+def resize_out(out: Tensor, size: tuple[int, ...], stride: tuple[int, ...] | None, dtype: _dt.dtype,
+               device: Any) -> None:
     """The generated structured out= wrapper's resize_out: same dtype and device, then resize."""
     if dtype is not out.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {TYPE_META_NAME[dtype]}, but got "
@@ -100,15 +102,15 @@ def resize_out(out: Tensor, size: tuple, stride: tuple | None, dtype: _dt.dtype,
 class MetaBase:
     """The outputs of one structured call, in its mode (FUNCTIONAL, INPLACE or OUT)."""
 
-    def __init__(self, mode: int = FUNCTIONAL, provided: tuple = ()) -> None:
+    def __init__(self, mode: int = FUNCTIONAL, provided: tuple[Tensor, ...] = ()) -> None:
         self.mode = mode
         self.provided = provided          # (self,) for in-place, the out= tensors for out=
-        self._outputs: list = list(provided)
+        self._outputs: list[Tensor | None] = list(provided)
 
     def maybe_get_output(self, i: int = 0) -> Tensor | None:
         return self.provided[i] if i < len(self.provided) else None
 
-    def set_output_raw_strided(self, i: int, size: tuple, stride: tuple | None, dtype: _dt.dtype,
+    def set_output_raw_strided(self, i: int, size: Sequence[int], stride: tuple[int, ...] | None, dtype: _dt.dtype,
                                device: Any) -> Tensor:
         size = tuple(size)
         if self.mode == FUNCTIONAL or i >= len(self.provided):
@@ -124,13 +126,13 @@ class MetaBase:
         self._outputs[i] = t
         return t
 
-    def set_output_contiguous(self, i: int, size: tuple, dtype: _dt.dtype, device: Any) -> Tensor:
+    def set_output_contiguous(self, i: int, size: tuple[int, ...], dtype: _dt.dtype, device: Any) -> Tensor:
         return self.set_output_raw_strided(i, size, None, dtype, device)
 
     def output(self, i: int = 0) -> Tensor:
-        return self._outputs[i]
+        return self._outputs[i]  # type: ignore[return-value]  # set by set_output_* before it is read
 
-    def outputs(self) -> list:
+    def outputs(self) -> Sequence[Tensor | None]:
         return self._outputs
 
     def numel(self) -> int:

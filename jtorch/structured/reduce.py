@@ -47,7 +47,7 @@ def make_dim_mask(dims: Any, ndim: int, allow_empty_dims: bool = False) -> list[
     return dim_list_to_mask(dims, ndim)
 
 
-def reduction_shape(self: Tensor, dims: Any, keepdim: bool, allow_empty_dims: bool = False) -> tuple:
+def reduction_shape(self: Tensor, dims: Any, keepdim: bool, allow_empty_dims: bool = False) -> tuple[int, ...]:
     """get_reduction_shape: the result's shape (a 0-dim input reduces to a 0-dim result)."""
     mask = make_dim_mask(dims, self.dim(), allow_empty_dims)
     return reduced_shape(self._size, mask, keepdim)
@@ -95,17 +95,18 @@ def review_reduce_result(result: Tensor, ndim: int, mask: Sequence[bool], keepdi
         size = tuple(1 if m else s for s, m in zip(result._size, mask))
         stride = tuple(0 if m else st for st, m in zip(result._stride, mask))
     else:
-        size, stride = [], []
+        sizes: list[int] = []
+        strides: list[int] = []
         k = 0
         for d in range(ndim):
             if mask[d]:
-                size.append(1)
-                stride.append(0)
+                sizes.append(1)
+                strides.append(0)
             else:
-                size.append(result._size[k])
-                stride.append(result._stride[k])
+                sizes.append(result._size[k])
+                strides.append(result._stride[k])
                 k += 1
-        size, stride = tuple(size), tuple(stride)
+        size, stride = tuple(sizes), tuple(strides)
     return Tensor._make(result._storage, size, stride, result._offset, result.dtype, result._device)
 
 
@@ -139,7 +140,7 @@ def _reduces_all(self: Tensor, dims: Any, allow_empty_dims: bool) -> bool:
     return all(make_dim_mask(dims, self.dim()))
 
 
-def _reduced_numel(size: tuple, mask: Sequence[bool]) -> int:
+def _reduced_numel(size: tuple[int, ...], mask: Sequence[bool]) -> int:
     n = 1
     for s, m in zip(size, mask):
         if m:
@@ -148,7 +149,7 @@ def _reduced_numel(size: tuple, mask: Sequence[bool]) -> int:
 
 
 def run_reduction(name: str, results: Sequence[Tensor], self: Tensor, dims: Any, keepdim: bool,
-                  in_dtype: _dt.dtype, reduction: Any, backend: Any, extras: tuple = (),
+                  in_dtype: _dt.dtype, reduction: Any, backend: Any, extras: tuple[Any, ...] = (),
                   allow_empty_dims: bool = False) -> None:
     """The impl of a structured reduction: build the iterator, run the backend's reduce stub,
     copy float16 temporaries back."""

@@ -30,7 +30,7 @@ class ScanPlan(NamedTuple):
     """What a backend's scan stub runs: `outputs` (values, then int64 indices for an indexed
     scan) along `dim` of `input`, all of the input's shape, in the kernel's compute dtype."""
     input: Tensor
-    outputs: tuple
+    outputs: tuple[Tensor, ...]
     dim: int
 
 
@@ -47,7 +47,7 @@ def _compute_dtype(dtype: _dt.dtype, device: Any) -> _dt.dtype:
 _copy_into = copy_into
 
 
-def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple, dim: int, provided: bool) -> None:
+def run(backend: Backend, decl: Any, inp: Tensor, outputs: tuple[Tensor, ...], dim: int, provided: bool) -> None:
     """Run a scan declaration through the backend's stub, converting as the kernel needs;
     `provided`: the outputs are the caller's (out= or in-place), so they may alias the input."""
     out = outputs[0]
@@ -79,7 +79,7 @@ def _needs_temporary(out: Tensor, inp: Tensor, decl: Any) -> bool:
     return status != _mo._NO
 
 
-def _check_written(ctx: MetaBase, inputs: tuple = ()) -> None:
+def _check_written(ctx: MetaBase, inputs: tuple[Tensor, ...] = ()) -> None:
     """The written-to tensors of an out= or in-place call: no element twice (an expanded out=),
     and no partial overlap with an input (PyTorch's assert_no_internal/partial_overlap)."""
     for t in ctx.provided:
@@ -89,7 +89,7 @@ def _check_written(ctx: MetaBase, inputs: tuple = ()) -> None:
 
 
 # ---- cumsum, cumprod: structured, with dtype= ---------------------------------------------------
-def cum_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
+def cum_meta(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any]) -> None:
     """cumsum_cumprod_meta: the output's dtype is dtype=, else out='s, else self's (int64 for
     integral and bool inputs)."""
     self = tensors[0]
@@ -107,11 +107,11 @@ def cum_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     _check_written(ctx, (self,))
 
 
-def cum_impl(decl: Any) -> Callable:
+def cum_impl(decl: Any) -> Callable[..., Any]:
     """impl_func_cum_ops: a 0-dim input is copied; otherwise the scan, in the result's dtype."""
     kernel = f"{decl.name}_out_cpu"
 
-    def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Backend) -> None:
+    def impl(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any], backend: Backend) -> None:
         self, result = tensors[0], ctx.output(0)
         if self.dim() == 0:
             _copy_into(result, self)
@@ -131,7 +131,7 @@ def _check_same_dtype(result: Tensor, expected: _dt.dtype) -> None:
                            f"{SCALAR_TYPE_NAME[result.dtype]}")
 
 
-def logcumsumexp_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
+def logcumsumexp_meta(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any]) -> None:
     self = tensors[0]
     result = ctx.maybe_get_output(0)
     if result is not None:
@@ -144,8 +144,8 @@ def logcumsumexp_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     _check_written(ctx, (self,))
 
 
-def logcumsumexp_impl(decl: Any) -> Callable:
-    def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Backend) -> None:
+def logcumsumexp_impl(decl: Any) -> Callable[..., Any]:
+    def impl(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any], backend: Backend) -> None:
         self = tensors[0]
         run(backend, decl, self, (ctx.output(0),), wrap_dim(extras["dim"], self.dim()), ctx.mode != FUNCTIONAL)
 
@@ -153,14 +153,15 @@ def logcumsumexp_impl(decl: Any) -> Callable:
 
 
 # ---- cummax, cummin: (values, indices) -------------------------------------------------------------
-def cummaxmin_meta(name: str) -> Callable:
+def cummaxmin_meta(name: str) -> Callable[..., Any]:
     """cummax_out / cummin_out: out= dtypes checked first (values: self's, indices: int64), then
     both resized, then the dim: a 0-dim input takes dims -1 and 0, an empty one any dim."""
-    def meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
+    def meta(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any]) -> None:
         self = tensors[0]
         dim = extras["dim"]
         values, indices = ctx.maybe_get_output(0), ctx.maybe_get_output(1)
         if values is not None:
+            assert indices is not None  # out= gives both
             _check_same_dtype(values, self.dtype)
             _check_same_dtype(indices, _dt.int64)
         ctx.set_output_raw_strided(0, self._size, None, self.dtype, self._device)
@@ -181,8 +182,8 @@ def cummaxmin_meta(name: str) -> Callable:
     return meta
 
 
-def cummaxmin_impl(decl: Any) -> Callable:
-    def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Backend) -> None:
+def cummaxmin_impl(decl: Any) -> Callable[..., Any]:
+    def impl(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any], backend: Backend) -> None:
         self = tensors[0]
         values, indices = ctx.output(0), ctx.output(1)
         if self.dim() == 0:
@@ -195,7 +196,7 @@ def cummaxmin_impl(decl: Any) -> Callable:
 
 
 # ---- _softmax, _log_softmax ----------------------------------------------------------------------------
-def softmax_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
+def softmax_meta(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any]) -> None:
     """TORCH_META_FUNC(_softmax): same shape, float32 for half_to_float; on the CPU,
     half_to_float is refused before anything else (even for empty inputs)."""
     self = tensors[0]
@@ -208,10 +209,10 @@ def softmax_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     _check_written(ctx)  # an overlapping input is fine: run() goes through a temporary
 
 
-def softmax_impl(decl: Any) -> Callable:
+def softmax_impl(decl: Any) -> Callable[..., Any]:
     """softmax_cpu_out / log_softmax_cpu_out: the kernel's dtype dispatch names the last-dim
     kernel when dim is the last dimension (a 0-dim input counts as one dimension)."""
-    def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Backend) -> None:
+    def impl(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any], backend: Backend) -> None:
         self = tensors[0]
         ndim = max(self.dim(), 1)
         dim = wrap_dim(extras["dim"], self.dim())

@@ -24,15 +24,17 @@ from .. import backends as _backends
 from ..schema import FunctionSchema
 from .meta import FUNCTIONAL, INPLACE, OUT  # noqa: F401  (mode constants, re-exported)
 
-Meta = Callable[[Any, list, dict], None]
-Impl = Callable[[Any, list, dict, "_backends.Backend"], None]
+Meta = Callable[[Any, list[Any], dict[str, Any]], None]
+Impl = Callable[[Any, list[Any], dict[str, Any], "_backends.Backend"], None]
 # fast_path(kind, bind, generic_kernel, backend) -> kernel, or None to keep the generic one
-FastPath = Callable[[str, Callable, Callable, "_backends.Backend"], "Callable | None"]
+FastPath = Callable[[str, Callable[..., Any], Callable[..., Any], "_backends.Backend"], "Callable[..., Any] | None"]
 
 
-def make_binder(schema: FunctionSchema) -> Callable[..., tuple[list, dict]]:
+def make_binder(schema: FunctionSchema) -> Callable[..., tuple[list[Any], dict[str, Any]]]:
     """Generated: split a call's arguments into (tensors, other arguments by name), out= excluded."""
-    params, tensors, extras = [], [], []
+    params: list[str] = []
+    tensors: list[str] = []
+    extras: list[str] = []
     env: dict[str, Any] = {}
     star = False
     for a in schema.arguments:
@@ -48,7 +50,8 @@ def make_binder(schema: FunctionSchema) -> Callable[..., tuple[list, dict]]:
     src = (f"def bind({', '.join(params)}):\n"
            f"    return [{', '.join(tensors)}], {{{', '.join(f'{e!r}: {e}' for e in extras)}}}\n")
     exec(compile(src, f"<binder {schema.name}>", "exec"), env)
-    return env["bind"]
+    bind: Callable[..., tuple[list[Any], dict[str, Any]]] = env["bind"]
+    return bind
 
 
 def _result(ctx: Any) -> Any:
@@ -56,14 +59,15 @@ def _result(ctx: Any) -> Any:
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def _run(ctx: Any, meta: Meta, impl: Impl | None, backend: Any, tensors: list, extras: dict) -> None:
+def _run(ctx: Any, meta: Meta, impl: Impl | None, backend: Any, tensors: list[Any], extras: dict[str, Any]) -> None:
     meta(ctx, tensors, extras)
     if impl is not None and ctx.numel():
         impl(ctx, tensors, extras, backend)
         ctx.finish()
 
 
-def functional_kernel(bind: Callable, meta: Meta, impl: Impl | None, context: type, backend: Any) -> Callable:
+def functional_kernel(bind: Callable[..., Any], meta: Meta, impl: Impl | None, context: type,
+                      backend: Any) -> Callable[..., Any]:
     def functional(*args: Any, **kwargs: Any) -> Any:
         tensors, extras = bind(*args, **kwargs)
         ctx = context(FUNCTIONAL, ())
@@ -73,7 +77,8 @@ def functional_kernel(bind: Callable, meta: Meta, impl: Impl | None, context: ty
     return functional
 
 
-def inplace_kernel(bind: Callable, meta: Meta, impl: Impl | None, context: type, backend: Any) -> Callable:
+def inplace_kernel(bind: Callable[..., Any], meta: Meta, impl: Impl | None, context: type,
+                   backend: Any) -> Callable[..., Any]:
     def inplace(self: Any, *args: Any, **kwargs: Any) -> Any:
         tensors, extras = bind(self, *args, **kwargs)
         ctx = context(INPLACE, (self,))
@@ -83,8 +88,8 @@ def inplace_kernel(bind: Callable, meta: Meta, impl: Impl | None, context: type,
     return inplace
 
 
-def out_kernel(bind: Callable, meta: Meta, impl: Impl | None, context: type, backend: Any,
-               out_names: tuple[str, ...]) -> Callable:
+def out_kernel(bind: Callable[..., Any], meta: Meta, impl: Impl | None, context: type, backend: Any,
+               out_names: tuple[str, ...]) -> Callable[..., Any]:
     if len(out_names) == 1:
         def out_fn(*args: Any, out: Any, **kwargs: Any) -> Any:
             tensors, extras = bind(*args, **kwargs)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as _dt
+from ..device import device
 from ..geometry import (  # noqa: F401
     coalesce_dimensions,
     contiguous_strides,
@@ -28,9 +29,15 @@ from ..geometry import (  # noqa: F401
 )
 from ..memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 from ..promotion import can_cast, result_type_many
-from ..scalar import SCALAR_TYPE_NAME, as_scalar
+from ..scalar import SCALAR_TYPE_NAME as SCALAR_TYPE_NAME  # re-exported for the operator families
+from ..scalar import as_scalar
 from ..tensor import Tensor, new_storage
-from .meta import FUNCTIONAL, INPLACE, OUT, MetaBase, allocate, copy_into, resize_output  # noqa: F401
+
+# the wrapper modes, re-exported for the operator families that build iterators
+from .meta import FUNCTIONAL as FUNCTIONAL
+from .meta import INPLACE as INPLACE
+from .meta import OUT as OUT
+from .meta import MetaBase, allocate, copy_into, resize_output
 
 
 class TensorIteratorConfig:
@@ -88,28 +95,33 @@ class Operand:
     __slots__ = ("tensor", "original", "is_output", "is_read_write", "will_resize", "scalar", "strides")
 
     def __init__(self, tensor: Tensor | None, is_output: bool) -> None:
-        self.tensor = tensor
-        self.original = tensor        # the user's tensor when `tensor` is a temporary of another dtype
+        # An output not given is None until set_output allocates it, which build() does before any read
+        # that does not test for None first: typed as the Tensor it is from then on.
+        self.tensor: Tensor = tensor  # type: ignore[assignment]  # None only until allocated, see above
+        self.original: Tensor = tensor  # type: ignore[assignment]  # the user's tensor when `tensor` is a temporary
         self.is_output = is_output
         self.is_read_write = False
         self.will_resize = False
-        self.scalar = None            # the value, for inputs passed to kernels as scalars
+        self.scalar: Any = None       # the value, for inputs passed to kernels as scalars
         self.strides: list[int] | None = None
 
 
 class TensorIterator(MetaBase):
     """One elementwise computation being set up (and, for structured kernels, its outputs)."""
 
-    def __init__(self, mode: int = FUNCTIONAL, provided: tuple | Tensor | None = ()) -> None:
+    out_dtype: _dt.dtype  # the outputs' dtype, decided by build() (compute_types)
+    reduced_numel: int  # a reduction's: the elements reduced into each output (set by make_reduction)
+
+    def __init__(self, mode: int = FUNCTIONAL, provided: tuple[Tensor, ...] | Tensor | None = ()) -> None:
         if not isinstance(provided, tuple):
             provided = () if provided is None else (provided,)
         super().__init__(mode, provided)
         self.operands: list[Operand] = []
         self.num_outputs = 0
-        self.shape: tuple = ()
-        self.common_dtype: _dt.dtype | None = None
-        self.compute_dtype: _dt.dtype | None = None
-        self.device = None
+        self.shape: tuple[int, ...] = ()
+        self.common_dtype: _dt.dtype = None  # type: ignore[assignment]  # decided by build() (compute_types)
+        self.compute_dtype: _dt.dtype = None  # type: ignore[assignment]  # decided by build() (compute_types)
+        self.device: device = None  # type: ignore[assignment]  # set by build() (compute_types) before any read
         self.perm: list[int] = []
 
     # ---- configuration ----
@@ -129,12 +141,13 @@ class TensorIterator(MetaBase):
     def num_reduce_dims(self) -> int:
         """Dims the first output does not move along (after reorder and coalesce they come first)."""
         st = self.operands[0].strides
+        assert st is not None  # computed by build()
         return sum(1 for d, s in enumerate(self.shape) if st[d] == 0 and s != 1)
 
     def output(self, i: int = 0) -> Tensor:
         return self.operands[i].original
 
-    def outputs(self) -> list:
+    def outputs(self) -> list[Tensor]:
         return [o.original for o in self.operands[: self.num_outputs]]
 
     def input(self, i: int = 0) -> Tensor:
@@ -305,10 +318,10 @@ class TensorIterator(MetaBase):
     def _allocate_or_resize_outputs(self, ops: list[Operand], nout: int) -> None:
         perm, shape = self.perm, self.shape
         nd = len(shape)
-        tensor_shape = [0] * nd
+        sizes = [0] * nd
         for j, p in enumerate(perm):
-            tensor_shape[p] = shape[j]
-        tensor_shape = tuple(tensor_shape)
+            sizes[p] = shape[j]
+        tensor_shape = tuple(sizes)
         inverted = all(perm[j] == nd - j - 1 for j in range(nd))
         for i, o in enumerate(ops[:nout]):
             if o.tensor is None or o.will_resize:
@@ -328,7 +341,7 @@ class TensorIterator(MetaBase):
         self.shape = coalesce_dimensions(self.shape, [o.strides for o in ops if o.strides is not None])
 
     # ---- outputs ----
-    def _set_output(self, i: int, size: tuple, stride: tuple | None) -> None:
+    def _set_output(self, i: int, size: tuple[int, ...], stride: tuple[int, ...] | None) -> None:
         """set_output_raw_strided: the structured wrapper's policy for output i."""
         o = self.operands[i]
         dtype = self.out_dtype

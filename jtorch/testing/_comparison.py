@@ -11,13 +11,13 @@ from __future__ import annotations
 import cmath
 import collections.abc
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeAlias
 
 import numpy as np
 
 import jtorch
 
-Msg = "str | Callable[[str], str] | None"
+Msg: TypeAlias = "str | Callable[[str], str] | None"
 
 # torch.testing's default tolerances {dtype: (rtol, atol)}; other dtypes compare exactly
 _DTYPE_PRECISIONS = {

@@ -17,7 +17,7 @@ stride); Python scalars of a dtype's kind. Requires hypothesis (an optional depe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from hypothesis import strategies as st
@@ -83,9 +83,11 @@ def scalars(dtype: jtorch.dtype, *, allow_nan: bool = False, allow_infinity: boo
     if not (dtype.is_floating_point or dtype.is_complex):
         info = jtorch.iinfo(dtype)
         return st.integers(info.min, info.max)
-    width = 16 if dtype is jtorch.float16 else 32 if dtype in (jtorch.float32, jtorch.complex64) else 64
-    if dtype.is_complex:
-        return st.complex_numbers(allow_nan=allow_nan, allow_infinity=allow_infinity, width=2 * width)
+    width: Literal[16, 32, 64] = 16 if dtype is jtorch.float16 else 32 if dtype in (jtorch.float32, jtorch.complex64) \
+        else 64
+    if dtype.is_complex:  # 2 * a float width: 64 or 128
+        return st.complex_numbers(allow_nan=allow_nan, allow_infinity=allow_infinity,
+                                  width=2 * width)  # type: ignore[arg-type]  # see above
     return st.floats(allow_nan=allow_nan, allow_infinity=allow_infinity, width=width)
 
 

@@ -292,10 +292,10 @@ class ModuleDict(Module):
                 if not isinstance(m, container_abcs.Iterable):
                     raise TypeError("ModuleDict update sequence element #" + str(j) + " should be Iterable; is"
                                     + type(m).__name__)
-                if not len(m) == 2:
-                    raise ValueError("ModuleDict update sequence element #" + str(j) + " has length " + str(len(m))
-                                     + "; 2 is required")
-                self[m[0]] = m[1]
+                if not len(m) == 2:  # type: ignore[arg-type]  # an Iterable: sized or TypeError, as torch
+                    raise ValueError("ModuleDict update sequence element #" + str(j) + " has length "
+                                     + str(len(m)) + "; 2 is required")  # type: ignore[arg-type]  # as above
+                self[m[0]] = m[1]  # type: ignore[index]  # as above
 
 
 class ParameterList(Module):
@@ -319,10 +319,10 @@ class ParameterList(Module):
         return getattr(self, self._get_abs_string_index(idx))
 
     def __setitem__(self, idx: int, param: Any) -> None:
-        idx = self._get_abs_string_index(idx)
+        key = self._get_abs_string_index(idx)
         if isinstance(param, Tensor) and not isinstance(param, Parameter):
             param = Parameter(param)
-        setattr(self, str(idx), param)
+        setattr(self, str(key), param)
 
     def __len__(self) -> int:
         return self._size
@@ -423,10 +423,10 @@ class ParameterDict(Module):
                 if not isinstance(p, container_abcs.Iterable):
                     raise TypeError("ParameterDict update sequence element #" + str(j) + " should be Iterable; is"
                                     + type(p).__name__)
-                if not len(p) == 2:
+                if not len(p) == 2:  # type: ignore[arg-type]  # an Iterable: sized or TypeError, as torch
                     raise ValueError("ParameterDict update sequence element #" + str(j) + " has length "
-                                     + str(len(p)) + "; 2 is required")
-                self[p[0]] = p[1]
+                                     + str(len(p)) + "; 2 is required")  # type: ignore[arg-type]  # as above
+                self[p[0]] = p[1]  # type: ignore[index]  # as above
 
     def extra_repr(self) -> str:
         return "\n".join(_param_line(k, p, p.type() if isinstance(p, Tensor) else "") for k, p in self.items())

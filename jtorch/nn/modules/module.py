@@ -61,6 +61,11 @@ class Module:
     """Base class for all neural network modules (torch.nn.Module)."""
 
     training: bool
+    # made in __init__ through __dict__ (the module's own __setattr__ needs them first)
+    _parameters: dict[str, Parameter | None]
+    _buffers: dict[str, Tensor | None]
+    _modules: dict[str, Module]  # add_module(name, None) stores a None (torch's Optional[Module]); typed as read
+    _non_persistent_buffers_set: set[str]
     _version: int = 1
     dump_patches: bool = False
     call_super_init: bool = False
@@ -148,7 +153,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = module  # type: ignore[assignment]  # None allowed here, see _modules
 
     def register_module(self, name: str, module: Module | None) -> None:
         self.add_module(name, module)
@@ -494,7 +499,7 @@ class Module:
             hook(self, prefix, keep_vars)
         if destination is None:
             destination = OrderedDict()
-            destination._metadata = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]  # torch's state_dict carries one
         local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
             destination._metadata[prefix[:-1]] = local_metadata
@@ -568,7 +573,7 @@ class Module:
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
         if metadata is not None:
-            state_dict._metadata = metadata
+            state_dict._metadata = metadata  # type: ignore[attr-defined]  # as above
 
         def load(module: Module, local_state_dict: dict, prefix: str = "") -> None:
             local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))

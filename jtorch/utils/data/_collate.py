@@ -126,7 +126,8 @@ def default_convert(data: Any) -> Any:
         return jtorch.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         try:
-            return type(data)({k: default_convert(v) for k, v in data.items()})
+            converted = {k: default_convert(v) for k, v in data.items()}
+            return type(data)(converted)  # type: ignore[call-arg]  # a mapping type of one argument, or TypeError
         except TypeError:
             return {k: default_convert(v) for k, v in data.items()}
     if isinstance(data, tuple) and hasattr(data, "_fields"):
@@ -135,7 +136,7 @@ def default_convert(data: Any) -> Any:
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
         try:
-            return type(data)([default_convert(d) for d in data])
+            return type(data)([default_convert(d) for d in data])  # type: ignore[call-arg]  # or TypeError
         except TypeError:
             return [default_convert(d) for d in data]
     return data

@@ -163,6 +163,7 @@ class DataLoader:
                 yield collate_fn(item)
             return
         size = self.batch_size
+        assert size is not None  # auto-collation has a batch size
         while True:
             batch = [x for _, x in zip(range(size), it)]
             if not batch or (self.drop_last and len(batch) < size):

@@ -121,5 +121,5 @@ class BatchSampler(Sampler):
 
     def __len__(self) -> int:
         if self.drop_last:
-            return len(self.sampler) // self.batch_size
-        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+            return len(self.sampler) // self.batch_size  # type: ignore[arg-type]  # as torch: a sampler has a len
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size  # type: ignore[arg-type]  # as above
