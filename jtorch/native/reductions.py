@@ -15,7 +15,7 @@ from typing import Any
 from .. import dtypes as _dt
 from ..geometry import wrap_dim
 from ..kernels import scalar_reduce as R
-from ..scalar import SCALAR_TYPE_NAME
+from ..scalar import SCALAR_TYPE_NAME, not_implemented
 from ..structured.meta import MetaBase
 from ..structured.reduce import (
     resize_reduction,
@@ -25,7 +25,7 @@ from ..structured.reduce import (
     zero_numel_check_dims,
 )
 from ..tensor import Tensor
-from .registry import NativeFunction, by_name, declare
+from .registry import NativeFunction, declare, op
 from .structured import StructuredFamily, structured
 
 
@@ -84,11 +84,6 @@ def implicit(schema: str, variants: str = "function, method") -> Callable[[Calla
     return register
 
 
-def op(name: str) -> Any:
-    """The OpOverload of a declared overload ('sum.dim_IntList')."""
-    return by_name[name].op
-
-
 # ---- dtype helpers (ReduceOpsUtils.h) -----------------------------------------------------------
 def is_integral(dtype: _dt.dtype) -> bool:
     return not (dtype.is_floating_point or dtype.is_complex)
@@ -112,10 +107,6 @@ def selecting_dtype(dtype: _dt.dtype) -> _dt.dtype:
     """The dtype max/min/argmax read their input in: integers and bools as int64 (the same results,
     one compiled kernel for all of them)."""
     return _dt.int64 if is_integral(dtype) else dtype
-
-
-def not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
 
 
 # ---- sum, prod, mean ----------------------------------------------------------------------------
