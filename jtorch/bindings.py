@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
+from .codegen import compile_source
 from .dispatcher import op_call
 from .native.factories import numpy_scalar_value, wrapped_scalar_tensor
 from .native.registry import NativeFunction, by_binding_name
@@ -505,7 +506,7 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
                 env[f"_d{i}_{p.name}"] = p.default
         names = [p.name for p in sig.params]
         bsrc = f"def {binder}({', '.join(plist)}):\n    return ({', '.join(names)}{',' if len(names) == 1 else ''})\n"
-        exec(bsrc, env)
+        compile_source(bsrc, f"<jtorch binding {name} {binder}>", env)
         env[f"_op{i}"] = op_call(sig.nf.op)
         if sig.out_nf is not None:
             env[f"_opout{i}"] = op_call(sig.out_nf.op)
@@ -608,7 +609,7 @@ def _multi_out_check(sig: Signature) -> list[str]:
 
 def build(name: str, sigs: list[Signature], *, method: bool, dunder: bool = False) -> Callable:
     src, env = generate(name, sigs, method=method, dunder=dunder)
-    exec(compile(src, f"<jtorch binding {'Tensor.' if method else ''}{name}>", "exec"), env)
+    compile_source(src, f"<jtorch binding {'Tensor.' if method else ''}{name}>", env)
     fn = env[name]
     fn.__qualname__ = f"Tensor.{name}" if method else name
     fn.__doc__ = f"{name}" + "".join(f"\n    {s.display()}" for s in sigs)
@@ -683,7 +684,7 @@ def build_reflected(name: str, sigs: list[Signature]) -> Callable:
     from .tensor import Tensor
 
     env = dict(_fn=fn, _Tensor=Tensor, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _wrap=_wrap_number, np=np)
-    exec(compile(src, f"<jtorch binding Tensor.{name}>", "exec"), env)
+    compile_source(src, f"<jtorch binding Tensor.{name}>", env)
     r = env[name]
     r.__qualname__ = f"Tensor.{name}"
     r._jtorch_source = src

@@ -201,6 +201,23 @@ class Type:
     def is_tensor_like(self) -> bool:
         return self.base_name == "Tensor"
 
+    def tensor_kind(self, *, any_list: bool = False) -> str | None:
+        """How an argument of this type holds tensors, for the code generated per schema (key
+        extraction, autograd's requires-grad checks and records): 'tensor' (Tensor), 'opt'
+        (Tensor?: None or a tensor), 'list' (Tensor[]), 'optlist' (Tensor?[]: elements may be
+        None), 'listopt' (Tensor[]?: None or a list); None when it holds no tensor. any_list: every
+        list kind is 'list' (autograd reads a list and each of its elements as maybe None)."""
+        elem = self.elem
+        if self.base_name != "Tensor":
+            return None
+        if elem is None:
+            return "tensor"
+        if self.kind is TypeKind.LIST:
+            return "optlist" if elem.is_optional() and not any_list else "list"
+        if elem.is_list():  # an optional list
+            return "list" if any_list else "listopt"
+        return "opt"
+
 
 @cache
 def _parse_type(s: str) -> Type:

@@ -93,7 +93,7 @@ def no_leaks(clean_dispatch_state, monkeypatch):
     warning (test_override_warning_once re-arms it for itself); monkeypatch restores the flag."""
     from jtorch import dispatcher
 
-    monkeypatch.setattr(dispatcher, "_warned_override", True)
+    monkeypatch.setattr(dispatcher.registry, "_warned_override", True)
     yield
 
 

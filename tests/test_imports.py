@@ -8,10 +8,10 @@ Layers, top (0) to bottom (5):
 |---|---|---|
 | 0 front ends | `__init__.py`, `bindings.py`, `nn/`, `optim/`, ... | what users call; the generated Python bindings |
 | 1 native | `native/*`, `_dlpack.py` | operator declarations, their kernels and registration glue; the Python-level Tensor methods they set (conversions, indexing, printing, DLPack) |
-| 2 dispatcher | `dispatcher.py`, `library.py`, `_ops.py`, `_C.py`, `_default_fallbacks.py` | operator registry, dispatch tables, registration API |
+| 2 dispatcher | `dispatcher/`, `library.py`, `_ops.py`, `_C.py`, `_default_fallbacks.py` | operator registry, dispatch tables, registration API |
 | 3 autograd / structured | `autograd/`, `structured/` | autograd kernels; structured kernels, TensorIterator |
 | 4 kernels | `kernels/` | loops over data: the backends' stubs (CPU: Numba and NumPy) |
-| 5 leaves | `tensor.py`, `storage.py`, `dtypes.py`, `device.py`, `geometry.py`, `scalar.py`, `promotion.py`, `backends.py`, `keyset.py`, `tls.py`, `schema.py`, `schema_check.py`, `memory_overlap.py`, `_enums.py`, `_tensor_str.py`, `random.py`, `cuda.py` | records and pure helpers: compute nothing through the dispatcher |
+| 5 leaves | `tensor.py`, `storage.py`, `dtypes.py`, `device.py`, `geometry.py`, `scalar.py`, `promotion.py`, `backends.py`, `keyset.py`, `tls.py`, `schema.py`, `schema_check.py`, `memory_overlap.py`, `_enums.py`, `_tensor_str.py`, `random.py`, `cuda.py`, `codegen.py` | records and pure helpers: compute nothing through the dispatcher |
 
 A module that is in no layer fails the test: give it one in LAYERS. Exceptions (importer,
 imported, reason) are listed in EXCEPTIONS, each with its reason.
@@ -41,7 +41,7 @@ LAYERS = {
     "jtorch.kernels": 4,
     **{f"jtorch.{m}": 5 for m in (
         "tensor", "storage", "dtypes", "device", "geometry", "scalar", "promotion", "backends", "keyset", "tls",
-        "schema", "schema_check", "memory_overlap", "_enums", "_tensor_str", "random", "warn")},
+        "schema", "schema_check", "memory_overlap", "_enums", "_tensor_str", "random", "warn", "codegen")},
 }
 
 # (importer, imported): reason. Keep this very short.

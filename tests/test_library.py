@@ -211,7 +211,7 @@ def test_destroyed_library_cannot_register(ns):
 
 # ---- the override warning ------------------------------------------------------------------------------
 def test_override_warning_once(ns, libs, monkeypatch):
-    monkeypatch.setattr(dispatcher, "_warned_override", False)  # a once-per-process flag
+    monkeypatch.setattr(dispatcher.registry, "_warned_override", False)  # a once-per-process flag
     lib = libs(ns, "DEF")
     lib.define("foo(Tensor x) -> Tensor"); d = here()  # noqa: E702
     lib.define("bar(Tensor x) -> Tensor")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from ..codegen import compile_source
 from ..schema import FunctionSchema
 
 # A tensor used only through these is saved as metadata (torchgen saves `self_sym_sizes` the same way).
@@ -115,9 +116,9 @@ def analyze(d: Derivative, schema: FunctionSchema, node_name: str, helpers: dict
     args = {a.name: a for a in schema.arguments if not a.is_out}
     kinds = {}
     for a in args.values():
-        t = a.type
-        if t.is_tensor_like():
-            kinds[a.name] = "list" if t.is_list() else ("opt" if t.is_optional() else "tensor")
+        kind = a.type.tensor_kind(any_list=True)
+        if kind is not None:
+            kinds[a.name] = kind
     formula_inputs = []
     for key, _ in d.formulas:
         for n in key.split(","):
@@ -185,6 +186,4 @@ def _compile(d: Derivative, order: list[str], kinds: dict[str, str], saved: list
             for j, n in enumerate(names):
                 lines.append(f"        out[{pos[n]}] = r[{j}] if needs[{pos[n]}] else None")
     lines.append("    return out")
-    ns = dict(helpers)
-    exec(compile("\n".join(lines), f"<jtorch formula {node_name}: {d.name}>", "exec"), ns)
-    return ns["backward"]
+    return compile_source("\n".join(lines), f"<jtorch formula {node_name}: {d.name}>", dict(helpers))["backward"]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from .. import tls as _tls
+from ..codegen import compile_source
 from ..keyset import after_autograd_keyset, autograd_dispatch_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
 from ..schema import FunctionSchema, SchemaKind
 from ..tensor import CreationMeta, Tensor
@@ -157,8 +158,7 @@ class OpSpec:
         args = [a for a in schema.arguments]
         self.pos_names = [a.name for a in args if not a.kwarg_only]
         self.defaults = {a.name: a.default_value for a in args if a.has_default}
-        self.tensor_args = [(a.name, "list" if a.type.is_list() else "opt" if a.type.is_optional() else "tensor")
-                            for a in args if a.type.is_tensor_like()]
+        self.tensor_args = [(a.name, k) for a in args if (k := a.type.tensor_kind(any_list=True)) is not None]
         self.not_implemented = not_implemented
         self.node_cls = node_class(info) if info is not None else None
         self.is_view = is_view_op(schema)
@@ -226,9 +226,7 @@ def _make_fast_record(spec: OpSpec) -> Callable[..., Any] | Literal[False]:
         return False
     make = _fast_sources.get(src)
     if make is None:  # operators of one argument layout share the compiled source
-        ns: dict[str, Any] = {}
-        exec(compile(src, f"<jtorch record {spec.info.node_name}>", "exec"), ns)
-        make = _fast_sources[src] = ns["make"]
+        make = _fast_sources[src] = compile_source(src, f"<jtorch record {spec.info.node_name}>", {})["make"]
     return make(spec, record_generic, redispatch_below, _AFTER, gradient_edge, NO_EDGE, SavedVariable, TensorMeta,
                 Tensor, spec.node_cls, record_codegen.positional_tails(spec))
 
@@ -372,8 +370,8 @@ def autograd_kernel(schema: FunctionSchema, get_op: Callable[[], Any], info: Dif
     checks = []
     pos = 0
     for a in schema.arguments:
-        if a.type.is_tensor_like():
-            kind = "list" if a.type.is_list() else "opt" if a.type.is_optional() else "tensor"
+        kind = a.type.tensor_kind(any_list=True)
+        if kind is not None:
             checks.append(_check_expr(None if a.kwarg_only else pos, a.name, kind))
         if not a.kwarg_only:
             pos += 1
@@ -394,9 +392,7 @@ def autograd_kernel(schema: FunctionSchema, get_op: Callable[[], Any], info: Dif
     ])
     make = _kernels.get(src)
     if make is None:  # operators with the same tensor-argument layout share the compiled source
-        ns: dict[str, Any] = {}
-        exec(compile(src, "<jtorch autograd kernel>", "exec"), ns)
-        make = _kernels[src] = ns["make"]
+        make = _kernels[src] = compile_source(src, "<jtorch autograd kernel>", {})["make"]
     k = make(spec, record, _requires_grad, _local, _AFTER)
     k.__name__ = k.__qualname__ = "autograd_" + schema.name.unambiguous_name
     return k

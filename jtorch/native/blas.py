@@ -17,6 +17,7 @@ from .. import dtypes as _dt
 from ..backends import backend as _backend
 from ..geometry import wrap_dim
 from ..scalar import SCALAR_TYPE_NAME, checked_scalar
+from ..scalar import not_implemented as _not_implemented
 from ..structured.meta import TYPE_META_NAME, allocate, resize_output
 from ..tensor import Tensor
 from .binary import mul
@@ -34,10 +35,6 @@ def _size(t: Tensor, dim: int) -> int:
     """C++ Tensor::size(dim): a 0-dim tensor has no dim 0 ("Dimension specified as 0 but tensor has
     no dimensions"), unlike Python's t.size(0)."""
     return t._size[wrap_dim(dim, len(t._size), wrap_scalar=False)]
-
-
-def _not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
 
 
 def _opmath(dtype: _dt.dtype) -> _dt.dtype:

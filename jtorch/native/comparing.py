@@ -9,23 +9,18 @@ as eq + all. Schemas are PyTorch's, verbatim.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from .. import dtypes as _dt
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
 from .factories import wrapped_scalar_tensor
-from .registry import by_name, declare
+from .registry import declare
+from .registry import op as _op
 
 isclose = declare("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) "
                   "-> Tensor", variants="function, method")
 allclose = declare("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) "
                    "-> bool", variants="function, method")
 equal = declare("equal(Tensor self, Tensor other) -> bool", variants="function, method")
-
-
-def _op(name: str) -> Any:
-    return by_name[name].op
 
 
 def _number(x: float) -> Tensor:

@@ -17,7 +17,8 @@ from ..scalar import SCALAR_TYPE_NAME, checked_scalar
 from ..structured.meta import MetaBase, allocate, copy_into, resize_output
 from ..tensor import Tensor
 from ..warn import user_stacklevel
-from .registry import by_name, declare
+from .registry import declare
+from .registry import op as _op
 from .scatter_gather import (
     assert_no_overlap,
     check_index_values,
@@ -32,10 +33,6 @@ from .scatter_gather import (
 from .structured import structured
 
 _LONG_OR_INT = (_dt.int64, _dt.int32)
-
-
-def _op(name: str) -> Any:
-    return by_name[name].op
 
 
 def _name(d: _dt.dtype) -> str:

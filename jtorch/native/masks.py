@@ -24,7 +24,8 @@ from ..structured.tensor_iterator import TensorIterator, TensorIteratorConfig
 from ..tensor import Tensor
 from ..warn import user_stacklevel
 from .copy import copy_from_host
-from .registry import by_name, declare
+from .registry import declare
+from .registry import op as _op
 from .scatter_gather import assert_no_overlap
 
 masked_fill__Tensor = declare("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)",
@@ -50,10 +51,6 @@ where_cond = declare("where(Tensor condition) -> Tensor[]", variants="function")
 # masked_fill_'s iterator: self read and written, the mask broadcast to it, dtypes left alone
 _MASKED_FILL = TensorIteratorConfig(check_all_same_dtype=False, check_mem_overlap=False, resize_outputs=False,
                                     allow_cpu_scalars=False)
-
-
-def _op(name: str) -> Any:
-    return by_name[name].op
 
 
 # ---- masked_fill -----------------------------------------------------------------------------------

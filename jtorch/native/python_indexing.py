@@ -22,8 +22,9 @@ from .. import dtypes as _dt
 from ..device import CPU
 from ..tensor import Tensor
 from .copy import copy_from_host, host_values
-from .factories import _empty, aten
+from .factories import _empty
 from .python_methods import type_string
+from .registry import op as _op
 from .tensor_new import tp_name
 
 _INT64_MAX = (1 << 63) - 1
@@ -40,11 +41,6 @@ def _from_numpy(arr: np.ndarray, dtype: _dt.dtype) -> Tensor:
     if arr.size:
         copy_from_host(t, arr)
     return t
-
-
-def _op(name: str) -> Any:
-    """The operator of a declared overload ('select.int'), by name."""
-    return aten(name)
 
 
 def _invalid_index(obj: Any) -> None:

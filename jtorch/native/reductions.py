@@ -15,7 +15,7 @@ from typing import Any
 from .. import dtypes as _dt
 from ..geometry import wrap_dim
 from ..kernels import scalar_reduce as R
-from ..scalar import SCALAR_TYPE_NAME
+from ..scalar import SCALAR_TYPE_NAME, not_implemented
 from ..structured.meta import MetaBase
 from ..structured.reduce import (
     resize_reduction,
@@ -25,7 +25,7 @@ from ..structured.reduce import (
     zero_numel_check_dims,
 )
 from ..tensor import Tensor
-from .registry import backend_kernel, by_name, composite_implicit_autograd
+from .registry import backend_kernel, composite_implicit_autograd, op
 from .structured import StructuredFamily, structured
 
 
@@ -62,9 +62,6 @@ def _float_mean(self: Tensor, extras: dict) -> _dt.dtype | None:
     return _same_dtype(self, extras) if self.dtype is not _dt.int64 else None
 
 
-def op(name: str) -> Any:
-    """The OpOverload of a declared overload ('sum.dim_IntList')."""
-    return by_name[name].op
 
 
 # ---- dtype helpers (ReduceOpsUtils.h) -----------------------------------------------------------
@@ -90,10 +87,6 @@ def selecting_dtype(dtype: _dt.dtype) -> _dt.dtype:
     """The dtype max/min/argmax read their input in: integers and bools as int64 (the same results,
     one compiled kernel for all of them)."""
     return _dt.int64 if is_integral(dtype) else dtype
-
-
-def not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
 
 
 # ---- sum, prod, mean ----------------------------------------------------------------------------

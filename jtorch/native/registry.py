@@ -144,6 +144,13 @@ dunders: dict[str, str] = {}  # Tensor.__add__ -> the method binding it uses ("a
 reflected_dunders: dict[str, str] = {}
 
 
+def op(name: str) -> Any:
+    """The OpOverload of a declared overload by its name ('sum.dim_IntList', 'select.int'), for
+    kernels that call an operator (looked up once)."""
+    o = _op_cache.get(name)
+    return o if o is not None else by_name[name].op
+
+
 def _variants(spec: str) -> frozenset[str]:
     v = _variant_sets.get(spec)
     if v is None:

@@ -13,16 +13,12 @@ from typing import Any
 from .. import dtypes as _dt
 from ..geometry import contiguous_strides, shape_str, wrap_dim
 from ..promotion import result_type
-from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME
+from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, not_implemented
 from ..structured.meta import MetaBase, allocate, copy_into, resize_output
 from ..tensor import Tensor
-from .registry import by_name, declare
-from .sorting import _stub, not_implemented
+from .registry import declare, op
+from .sorting import _stub
 from .structured import structured
-
-
-def op(name: str) -> Any:
-    return by_name[name].op
 
 
 def _as(t: Tensor, dtype: _dt.dtype) -> Tensor:

@@ -14,20 +14,12 @@ from typing import Any
 
 from .. import dtypes as _dt
 from ..geometry import infer_dense_strides, wrap_dim
-from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME
+from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, not_implemented
 from ..structured.meta import MetaBase, allocate, copy_into, resize_output
 from ..structured.reduce import reduction_shape, zero_numel_check_dims
 from ..tensor import Tensor
-from .registry import by_name, declare
+from .registry import declare, op
 from .structured import structured
-
-
-def op(name: str) -> Any:
-    return by_name[name].op
-
-
-def not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
-    return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
 
 
 def _readable(self: Tensor, *outs: Tensor) -> Tensor:

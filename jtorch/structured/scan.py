@@ -19,7 +19,7 @@ from .. import memory_overlap as _mo
 from ..backends import Backend
 from ..geometry import wrap_dim
 from ..kernels.scalar_scan import RowNormaliser
-from ..scalar import SCALAR_TYPE_NAME
+from ..scalar import SCALAR_TYPE_NAME, not_implemented
 from ..tensor import Tensor
 from .meta import FUNCTIONAL, MetaBase, allocate, copy_into, fill
 
@@ -32,11 +32,6 @@ class ScanPlan(NamedTuple):
     input: Tensor
     outputs: tuple[Tensor, ...]
     dim: int
-
-
-def not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
-    """AT_DISPATCH's error for a dtype a kernel does not take."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
 
 
 def _compute_dtype(dtype: _dt.dtype, device: Any) -> _dt.dtype:

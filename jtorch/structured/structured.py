@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import backends as _backends
+from ..codegen import compile_source
 from ..schema import FunctionSchema
 from .meta import FUNCTIONAL, INPLACE, OUT  # noqa: F401  (mode constants, re-exported)
 
@@ -49,7 +50,7 @@ def make_binder(schema: FunctionSchema) -> Callable[..., tuple[list[Any], dict[s
         (tensors if a.type.base_name == "Tensor" and not a.type.is_list() else extras).append(a.name)
     src = (f"def bind({', '.join(params)}):\n"
            f"    return [{', '.join(tensors)}], {{{', '.join(f'{e!r}: {e}' for e in extras)}}}\n")
-    exec(compile(src, f"<binder {schema.name}>", "exec"), env)
+    compile_source(src, f"<binder {schema.name}>", env)
     bind: Callable[..., tuple[list[Any], dict[str, Any]]] = env["bind"]
     return bind
 

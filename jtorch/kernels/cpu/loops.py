@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ...codegen import compile_source
 from ...scalar import as_scalar  # noqa: F401  (the generated runners read scalars with it)
 from . import cache, codegen
 from .threads import GRAIN_SIZE, launch_parallel, num_chunks, parallel_for
@@ -190,5 +191,5 @@ def arrays_runner(scalar_fn: Callable, ninputs: int, nextra: int,
     for a in (True,) + pattern:  # a leading 1, then out and every input: array or scalar
         bits = (bits << 1) | bool(a)
     ns = {"key": (scalar_fn, bits, nextra), "ikey": (scalar_fn, bits, nextra, True)}
-    exec(compile(src, f"<jtorch elementwise runner {scalar_fn.__name__}/{ninputs}>", "exec"), globals(), ns)
+    compile_source(src, f"<jtorch elementwise runner {scalar_fn.__name__}/{ninputs}>", globals(), ns)
     return ns["run"]
