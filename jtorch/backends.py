@@ -18,8 +18,8 @@ registers kernels for every operator declared before it (and later ones as they 
 A capability a backend does not implement keeps the base class's method, which raises
 `MissingKernel`; the operator that needed it then reports torch's "Could not run 'aten::...' with
 arguments from the '...' backend" error (jtorch/native/registry.py turns one into the other). The
-optional capabilities (fast set-ups, device-side ranges, lazy initialisation) have working
-defaults instead.
+methods listed in OPTIONAL (fast set-ups, device-side ranges, lazy initialisation, host and CUDA
+interop) have working defaults, or their callers ask `implements` first.
 
 Tensor arguments are jtorch Tensors; `it` is a built TensorIterator (jtorch/structured/iterator.py).
 Output tensors are allocated, of the right shape and dtype, before a method is called; methods
@@ -56,8 +56,8 @@ class MissingKernel(NotImplementedError):
 
 
 class LazyMethod:
-    """A backend method whose kernel module is imported by its first call: `sort =
-    LazyMethod("jtorch.kernels.x.sort", "sort_values")`. The first lookup on an instance imports
+    """A backend method whose kernel module is imported by its first call: `max_pool2d =
+    LazyMethod("jtorch.kernels.cpu.pool", "max_pool2d")`. The first lookup on an instance imports
     the module and stores the function (with `leading` arguments bound first) on the instance, so
     later calls go straight to it: no frame of ours on the way."""
 
@@ -116,6 +116,18 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
     def from_cuda_array_interface(self, obj: Any) -> Tensor:
         """A tensor sharing the memory of an object exposing __cuda_array_interface__."""
         raise self._missing("from_cuda_array_interface")
+
+    def cuda_array_interface(self, t: Tensor) -> dict[str, Any]:
+        """Tensor.__cuda_array_interface__ (v3) of a tensor of this backend."""
+        raise self._missing("cuda_array_interface")
+
+    def to_dlpack(self, t: Tensor, stream: Any = None, max_version: Any = None) -> Any:
+        """Tensor.__dlpack__ of a tensor of this backend: a capsule sharing its memory."""
+        raise self._missing("to_dlpack")
+
+    def from_dlpack(self, obj: Any) -> Tensor:
+        """A tensor of this backend over a DLPack producer's memory on its device, zero-copy."""
+        raise self._missing("from_dlpack")
 
     def parallel_chunks(self, n: int) -> int:
         """How many chunks the host's parallel loops split `n` elements into (arange's values
@@ -338,7 +350,8 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
 # and the host interop only the host (CPU) or one device (CUDA) has. Every other method is an
 # operator capability: left out, the base class's method raises MissingKernel.
 OPTIONAL = frozenset({"parallel_chunks", "lazy_init", "elementwise_contiguous", "reduce_contiguous", "cat", "arange",
-                      "linspace", "storage_from_numpy", "numpy_view", "from_cuda_array_interface"})
+                      "linspace", "storage_from_numpy", "numpy_view", "from_cuda_array_interface",
+                      "cuda_array_interface", "to_dlpack", "from_dlpack"})
 REQUIRED = tuple(n for n, v in vars(Backend).items()
                  if callable(v) and not n.startswith("_") and n not in OPTIONAL
                  and n not in ("implements", "missing"))
@@ -350,18 +363,22 @@ by_device_type = _backends                # read-only for callers: by_device_typ
 
 
 def register_backend(b: Backend) -> Backend:
-    """Register a backend (or replace the one of its device type); every listener sees a new one,
-    so kernels follow for the operators already declared."""
+    """Register a backend; every listener sees it, so kernels follow for the operators already
+    declared (they hold the backend: a device type has one until it is unregistered)."""
     if not isinstance(b, Backend):
         raise TypeError(f"register_backend expects a jtorch.backends.Backend, got {type(b).__name__}")
     if not b.device_type or not b.dispatch_key:
         raise ValueError(f"{type(b).__name__} names no device_type or dispatch_key")
     old = _backends.get(b.device_type)
+    if old is b:
+        return b
+    if old is not None:
+        raise RuntimeError(f"a backend is already registered for device type '{b.device_type}' "
+                           f"({type(old).__name__}); unregister it first")
     _backends[b.device_type] = b
     _by_key[b.dispatch_key] = b
-    if old is None:
-        for fn in list(_listeners):
-            fn(b)
+    for fn in list(_listeners):
+        fn(b)
     return b
 
 

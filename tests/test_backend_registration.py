@@ -334,6 +334,9 @@ def test_the_contract_lists_what_the_toy_leaves_out(toy):
         toy.topk(None, 1, 0, True, None, None)
     with pytest.raises(TypeError, match="register_backend expects a jtorch.backends.Backend"):
         backends.register_backend(object())
+    assert backends.register_backend(toy) is toy  # the same backend again: nothing changes
+    with pytest.raises(RuntimeError, match="already registered for device type 'privateuseone'"):
+        backends.register_backend(ToyBackend())
 
 
 def test_a_missing_method_gives_torchs_could_not_run_error(toy):

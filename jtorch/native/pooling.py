@@ -198,8 +198,8 @@ def _avg_pool2d(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
     k, s, p, oh, ow = _avg_params(self, kernel_size, stride, padding, ceil_mode, divisor_override)
     out = allocate(self._size[:-2] + (oh, ow), None, self.dtype, self._device)
     if self._device.type != "meta" and out.numel():
-        _backend_of(self).avg_pool2d(_contiguous(_4d(self)), k, s, p, bool(count_include_pad), divisor_override or 0,
-                    _4d(out))
+        _backend_of(self).avg_pool2d(_contiguous(_4d(self)), k, s, p, bool(count_include_pad),
+                                     divisor_override or 0, _4d(out))
     return out
 
 
@@ -210,7 +210,7 @@ def _avg_pool2d_backward(grad_output: Tensor, self: Tensor, kernel_size: Sequenc
     gin = allocate(self._size, None, grad_output.dtype, self._device)
     if self._device.type != "meta" and gin.numel():
         _backend_of(self).avg_pool2d_backward(_contiguous(_4d(grad_output)), k, s, p, bool(count_include_pad),
-                    divisor_override or 0, _4d(gin))
+                                              divisor_override or 0, _4d(gin))
     return gin
 
 

@@ -289,8 +289,7 @@ def deepcopy(self: Tensor, memo: dict) -> Tensor:
         return memo[id(self)]
     st = self._storage
     if self._device.type == "meta":
-        new = Tensor._make(st.clone(), self._size, self._stride, self._offset,
-                           self.dtype, self._device)
+        new = Tensor._make(st.clone(), self._size, self._stride, self._offset, self.dtype, self._device)
     else:
         new_st = memo.get(id(st))
         if new_st is None:

@@ -75,9 +75,8 @@ def run_map(m: M.IndexMap, shape: tuple, dst: Tensor, dst_strides: tuple, src: A
         return
     if not isinstance(src, Tensor):
         src = checked_scalar(dst.dtype, src)
-    backend(dst._device.type).index_map(m, tuple(shape), dst, tuple(dst_strides), src,
-                                            tuple(src_strides), index, tuple(index_strides), index_stride,
-                                            index_size, extras)
+    backend(dst._device.type).index_map(m, tuple(shape), dst, tuple(dst_strides), src, tuple(src_strides), index,
+                                        tuple(index_strides), index_stride, index_size, extras)
 
 
 def out_of_bounds(dim: int, size: int) -> Callable[[int], RuntimeError]:

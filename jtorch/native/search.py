@@ -66,8 +66,7 @@ def _isin_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
 def _isin_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
     elements, test = tensors
     common = result_type(elements, test)
-    backend.isin(_as(elements, common), _as(test, common), extras["assume_unique"],
-                         extras["invert"], ctx.output(0))
+    backend.isin(_as(elements, common), _as(test, common), extras["assume_unique"], extras["invert"], ctx.output(0))
 
 
 isin = structured(

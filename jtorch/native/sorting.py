@@ -156,8 +156,7 @@ def _topk_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None
         raise RuntimeError("topk does not support bool dtypes on CPU")
     values, indices = ctx.output(0), ctx.output(1)
     dim = wrap_dim(extras["dim"], self.dim())
-    backend.topk(_readable(self, values, indices), extras["k"], dim, extras["largest"], values,
-                         indices)
+    backend.topk(_readable(self, values, indices), extras["k"], dim, extras["largest"], values, indices)
 
 
 topk = structured(
@@ -225,7 +224,7 @@ def _kthvalue(self: Tensor, k: int, dim: int, keepdim: bool, values: Tensor | No
             raise not_implemented("kthvalue_cpu", self.dtype)
         if values.numel():
             _backend_of(self).kthvalue(_readable(self, values, indices), k, d, keepdim or self.dim() == 0, values,
-                        indices)
+                                       indices)
     return values, indices
 
 

@@ -27,6 +27,9 @@ class CUDABackend(Backend):
 
     lazy_init = _lazy("driver", "lazy_init")
     from_cuda_array_interface = _lazy("interop", "from_cuda_array_interface")
+    cuda_array_interface = _lazy("interop", "cuda_array_interface")
+    to_dlpack = _lazy("interop", "to_dlpack")
+    from_dlpack = _lazy("interop", "from_cuda_dlpack")
     elementwise = _lazy("elementwise", "run_iterator")
     elementwise_contiguous = _lazy("elementwise", "contiguous_runner")
     copy = _lazy("copy", "copy")
