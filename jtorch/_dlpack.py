@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .kernels.cpu.host import numpy_view
+from .backends import backend, by_device_type
 from .native.tensor_new import tensor_from_numpy
 from .tensor import Tensor
 
@@ -57,14 +57,13 @@ def to_dlpack(t: Tensor, *, stream: Any = -1, max_version: Any = None, dl_device
     if stream is not None and type(stream) is not int:
         raise TypeError("stream must be ``int`` or ``none``")
     if t._device.type == "cuda":  # a capsule over device memory: CuPy builds it (optional)
-        from .kernels.cuda.interop import to_dlpack as cuda_to_dlpack
-
-        return cuda_to_dlpack(t, stream=stream, max_version=max_version)
+        return backend("cuda").to_dlpack(t, stream=stream, max_version=max_version)
     if t._device.type != "cpu":
         raise BufferError(f"Cannot pack tensors on {t._device.type}")
     if stream is not None and stream != -1:
         raise AssertionError("stream should be None on cpu.")
-    return numpy_view(t).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
+    view = by_device_type["cpu"].numpy_view(t)
+    return view.__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
 
 
 class _Capsule:
@@ -87,9 +86,7 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: Any = None) -> Ten
 
         return as_tensor(ext_tensor)
     if hasattr(ext_tensor, "__dlpack_device__") and ext_tensor.__dlpack_device__()[0] == DLDeviceType.kDLCUDA:
-        from .kernels.cuda.interop import from_cuda_dlpack
-
-        return from_cuda_dlpack(ext_tensor)
+        return backend("cuda").from_dlpack(ext_tensor)
     if device is not None and str(device) != "cpu":
         raise BufferError(f"jtorch.from_dlpack: unsupported device {device}")
     if hasattr(ext_tensor, "__dlpack__"):
@@ -112,9 +109,7 @@ Tensor.__dlpack_device__ = dlpack_device  # type: ignore[method-assign,assignmen
 
 def _cuda_array_interface(self: Tensor) -> dict:
     """Tensor.__cuda_array_interface__ (v3), for CUDA tensors; AttributeError on others, as torch."""
-    from .kernels.cuda.interop import cuda_array_interface
-
-    return cuda_array_interface(self)
+    return backend("cuda").cuda_array_interface(self)
 
 
 Tensor.__cuda_array_interface__ = property(_cuda_array_interface)  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi

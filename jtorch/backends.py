@@ -1,102 +1,384 @@
-"""Backends plug in by registration: a device type, its dispatch key, its storage and its stubs.
+"""Backends plug in by registration: one object implementing the `Backend` contract below.
 
-A stub is PyTorch's DispatchStub (`add_stub`, `sum_stub`, ...) at the granularity jtorch needs:
-one function per *kind* of loop, not per operator. The structured layer decides shapes and dtypes
-once for every backend and then calls the backend's stub with the built iterator and the
-operator's scalar definition; only the stub looks inside a storage.
+A backend method is PyTorch's DispatchStub (`add_stub`, `sort_stub`, ...) at the granularity jtorch
+needs: one method per *capability*, not per operator. The structured layer decides shapes and
+dtypes once for every backend and then calls the backend's method with the built iterator (or the
+checked, allocated tensors) and the operator's scalar definition; only the backend looks inside a
+storage.
 
-    register_backend("privateuseone", "PrivateUse1", storage=MyStorage, elementwise=..., reduce=...)
+    class MyBackend(Backend):
+        device_type, dispatch_key = "privateuseone", "PrivateUse1"
+        def allocate(self, numel, dtype, device): ...
+        def elementwise(self, it, scalar_fn, extras): ...
+
+    register_backend(MyBackend())
 
 registers the backend and, through the listeners the structured layer and the declarations add,
 registers kernels for every operator declared before it (and later ones as they are declared).
+A capability a backend does not implement keeps the base class's method, which raises
+`MissingKernel`; the operator that needed it then reports torch's "Could not run 'aten::...' with
+arguments from the '...' backend" error (jtorch/native/registry.py turns one into the other). The
+methods listed in OPTIONAL (fast set-ups, device-side ranges, lazy initialisation, host and CUDA
+interop) have working defaults, or their callers ask `implements` first.
 
-This module is a leaf: it imports nothing of jtorch, so kernels and the structured layer alike
-can import it.
+Tensor arguments are jtorch Tensors; `it` is a built TensorIterator (jtorch/structured/iterator.py).
+Output tensors are allocated, of the right shape and dtype, before a method is called; methods
+write them and return nothing unless said otherwise.
+
+This module is a leaf: it imports nothing of jtorch, so kernels and the structured layer alike can
+import it; the type names below are therefore aliases of Any, named for what they stand for.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from abc import ABC
+from collections.abc import Callable, Sequence
 from typing import Any
 
-# The stub kinds a backend may provide; a missing one makes the operators that need it raise
-# PyTorch's "not implemented" error on that backend.
-#   elementwise(it, scalar_fn, extras)          run a scalar function over a built TensorIterator
-#   elementwise_contiguous(fn, pattern, nextra)  -> run(out, tensors, dtype, extras, numel):
-#                                                TensorIterator's fast set-up (optional; the full
-#                                                build otherwise)
-#   reduce(it, reduction, extras)                a declared Reduction over a reduce-mode iterator
-#   reduce_contiguous(reduction, x, results, extras, mask=None)  a small contiguous input reduced
-#                                                over the dims `mask` marks (None: all) into contiguous
-#                                                results, no iterator; False where it does not serve
-#                                                (optional; the iterator otherwise)
-#   scan(plan, decl, extras)                     a declared Scan / IndexedScan / RowNormaliser
-#                                                (kernels/scalar_scan.py) along plan.dim of plan.input
-#   fill(t, value)  copy(dst, src)  random(kind, t, generator, params)  index(kind, ...)
-#   matmul(kind, out, a, b, self, beta, alpha)  out = alpha * a@b + beta * self; kind mm, bmm, mv, dot, vdot
-#   remap(dst, src, tri)                         dst[...] = src, one shape and dtype, strides may be
-#                                                negative (flip); tri=(k, lower): tril/triu's triangle
-#   cat(out, tensors, dim) -> bool               cat's fast copy (optional; False: copy stub per input)
-#   sort(kind, ...)                              sort, topk, kthvalue, mode, searchsorted, unique, isin,
-#                                                bincount, histc (jtorch/kernels/cpu/sort.py lists the forms)
-#   range(kind, out, *args)                      arange ("arange", out, start, step) and linspace
-#                                                ("linspace", out, start, end, steps) values computed on
-#                                                the device into a 1-D out (optional; host values copied
-#                                                in otherwise)
-#   im2col(kind, src, kernel, dilation, padding, stride, out)   "im2col" (N,C,H,W) -> (N,C*kh*kw,L) and
-#                                                "col2im" back, summing overlaps (kernels/cpu/im2col.py)
-#   pool(kind, ...)                              2-d max / avg / adaptive avg pooling and their backwards
-#                                                (kernels/cpu/pool.py lists the forms)
-#   loss(kind, ...)                              nll_loss forward and backward (kernels/cpu/loss.py lists
-#                                                the forms)
-#   softmax_backward(log, grad_output, output, grad_input, n)   softmax / log_softmax gradients along
-#                                                the last dim of contiguous (rows, n) tensors
-#   lazy_init()                                  torch's lazy device initialisation: raise torch's error
-#                                                when the device cannot be used (no GPU, say)
-STUB_KINDS = ("elementwise", "elementwise_contiguous", "reduce", "reduce_contiguous", "scan", "fill", "copy",
-              "random", "index", "matmul", "read_scalar", "remap", "cat", "sort", "range", "im2col", "pool", "loss",
-              "softmax_backward", "lazy_init")
+Tensor = Any          # jtorch.Tensor
+Storage = Any         # jtorch.storage.Storage (the backend's own subclass)
+DType = Any           # jtorch.dtype
+Device = Any          # jtorch.device
+Generator = Any       # jtorch.Generator, or None for the device's default generator
+Iterator = Any        # a built jtorch.structured.iterator.TensorIterator
+ScalarFn = Callable[..., Any]  # an operator's scalar definition (jtorch/kernels/scalar_*.py)
+Runner = Callable[[Tensor, list[Tensor], DType, tuple[Any, ...], int], None]
+Pair = tuple[int, int]
 
 
-@dataclass
-class Backend:
-    device_type: str          # "cpu", "cuda", "privateuseone"
-    dispatch_key: str         # "CPU", "CUDA", "PrivateUse1"
-    storage: Callable | None  # storage(numel, dtype, device) -> Storage
-    stubs: dict[str, Callable] = field(default_factory=dict)
+class MissingKernel(NotImplementedError):
+    """A backend was asked for a capability it does not implement (the Backend base class's
+    method ran). Inside an operator it becomes the dispatcher's "Could not run" error."""
 
-    def stub(self, kind: str) -> Callable:
-        fn = self.stubs.get(kind)
-        if fn is None:
-            raise NotImplementedError(f"the {self.dispatch_key} backend registered no '{kind}' stub")
+    def __init__(self, dispatch_key: str, method: str) -> None:
+        super().__init__(f"the {dispatch_key or 'unnamed'} backend does not implement '{method}'")
+        self.dispatch_key = dispatch_key
+        self.method = method
+
+
+class LazyMethod:
+    """A backend method whose kernel module is imported by its first call: `max_pool2d =
+    LazyMethod("jtorch.kernels.cpu.pool", "max_pool2d")`. The first lookup on an instance imports
+    the module and stores the function (with `leading` arguments bound first) on the instance, so
+    later calls go straight to it: no frame of ours on the way."""
+
+    def __init__(self, module: str, name: str, *leading: Any) -> None:
+        self.module, self.name, self.leading = module, name, leading
+        self.attr = name
+
+    def __set_name__(self, owner: type, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        import importlib
+        from functools import partial
+
+        fn = getattr(importlib.import_module(self.module), self.name)
+        if self.leading:
+            fn = partial(fn, *self.leading)
+        obj.__dict__[self.attr] = fn
         return fn
 
+
+class Backend(ABC):  # noqa: B024 - every method has a default: a backend implements what it can
+    """The contract between the structured layer and a device's kernels."""
+
+    device_type: str = ""     # "cpu", "cuda", "privateuseone"
+    dispatch_key: str = ""    # "CPU", "CUDA", "PrivateUse1"
+
+    # ---- introspection ---------------------------------------------------------------------------------------
+    def implements(self, method: str) -> bool:
+        """Whether this backend provides `method` itself (not the base class's default)."""
+        return getattr(type(self), method, None) is not getattr(Backend, method, None) or method in vars(self)
+
+    def missing(self) -> list[str]:
+        """The required capabilities this backend leaves to the base class (each raises MissingKernel)."""
+        return [m for m in REQUIRED if not self.implements(m)]
+
+    def _missing(self, method: str) -> MissingKernel:
+        return MissingKernel(self.dispatch_key, method)
+
+    # ---- storage and host interop ----------------------------------------------------------------------------
+    def allocate(self, numel: int, dtype: DType, device: Device) -> Storage:
+        """A new storage of `numel` elements of `dtype` on `device` (values unspecified)."""
+        raise self._missing("allocate")
+
+    def storage_from_numpy(self, array: Any) -> Storage:
+        """A storage sharing a flat 1-D NumPy array's memory (the host backend: wrapped numbers,
+        from_numpy, tensor(...) data)."""
+        raise self._missing("storage_from_numpy")
+
+    def numpy_view(self, t: Tensor) -> Any:
+        """A NumPy array viewing t's elements in place (the host backend: Tensor.numpy())."""
+        raise self._missing("numpy_view")
+
+    def from_cuda_array_interface(self, obj: Any) -> Tensor:
+        """A tensor sharing the memory of an object exposing __cuda_array_interface__."""
+        raise self._missing("from_cuda_array_interface")
+
+    def cuda_array_interface(self, t: Tensor) -> dict[str, Any]:
+        """Tensor.__cuda_array_interface__ (v3) of a tensor of this backend."""
+        raise self._missing("cuda_array_interface")
+
+    def to_dlpack(self, t: Tensor, stream: Any = None, max_version: Any = None) -> Any:
+        """Tensor.__dlpack__ of a tensor of this backend: a capsule sharing its memory."""
+        raise self._missing("to_dlpack")
+
+    def from_dlpack(self, obj: Any) -> Tensor:
+        """A tensor of this backend over a DLPack producer's memory on its device, zero-copy."""
+        raise self._missing("from_dlpack")
+
+    def parallel_chunks(self, n: int) -> int:
+        """How many chunks the host's parallel loops split `n` elements into (arange's values
+        follow the chunking, as torch's CPU kernel's do)."""
+        return 1
+
+    def lazy_init(self) -> None:
+        """torch's lazy device initialisation: raise torch's error when the device cannot be used."""
+        return None
+
+    # ---- elementwise, reductions, scans ----------------------------------------------------------------------
+    def elementwise(self, it: Iterator, scalar_fn: ScalarFn, extras: tuple[Any, ...]) -> None:
+        """Run `scalar_fn(*inputs, *extras)` over a built TensorIterator into its output(s)."""
+        raise self._missing("elementwise")
+
+    def elementwise_contiguous(self, scalar_fn: ScalarFn, pattern: tuple[bool, ...], nextra: int) -> Runner | None:
+        """TensorIterator's fast set-up (optional): run(out, tensors, compute_dtype, extras, numel)
+        for contiguous operands of one shape; inputs marked False in `pattern` are CPU scalars read
+        as values. None: the full iterator build serves every call."""
+        return None
+
+    def reduce(self, it: Iterator, reduction: Any, extras: tuple[Any, ...]) -> None:
+        """A declared Reduction (jtorch/kernels/reduction.py) over a reduce-mode TensorIterator."""
+        raise self._missing("reduce")
+
+    def reduce_contiguous(self, reduction: Any, x: Tensor, results: list[Tensor], extras: tuple[Any, ...],
+                          mask: Any = None) -> bool:
+        """A small contiguous input reduced over the dims `mask` marks (None: all) into contiguous
+        results, no iterator (optional). False where it does not serve: the iterator then runs."""
+        return False
+
+    def scan(self, plan: Any, decl: Any, extras: tuple[Any, ...]) -> None:
+        """A declared Scan / IndexedScan / RowNormaliser (jtorch/kernels/scalar_scan.py) along
+        plan.dim of plan.input into plan.outputs."""
+        raise self._missing("scan")
+
+    def softmax_backward(self, log: bool, grad_output: Tensor, output: Tensor, grad_input: Tensor, n: int) -> None:
+        """softmax (log=False) / log_softmax gradients along the last dim of contiguous (rows, n) tensors."""
+        raise self._missing("softmax_backward")
+
+    # ---- memory: fill, copy, read, rearrange ----------------------------------------------------------------
+    def fill(self, t: Tensor, value: Any) -> None:
+        """Every element of t (any strides) set to `value`, a NumPy scalar of t's dtype."""
+        raise self._missing("fill")
+
+    def copy(self, dst: Tensor, src: Tensor) -> None:
+        """dst[...] = src: one shape (src expanded by the caller), both on this backend, dtypes may
+        differ (complex to real keeps the real part)."""
+        raise self._missing("copy")
+
+    def read_scalar(self, t: Tensor) -> Any:
+        """The element at t's offset, as a NumPy scalar of t's dtype (`.item()`)."""
+        raise self._missing("read_scalar")
+
+    def remap(self, dst: Tensor, src: Tensor, tri: tuple[int, bool] | None = None) -> None:
+        """dst[...] = src, one shape and dtype, strides may be negative (flip); tri=(k, lower):
+        only tril/triu's triangle is kept, the rest zeroed."""
+        raise self._missing("remap")
+
+    def cat(self, out: Tensor, tensors: Sequence[Tensor], dim: int) -> bool:
+        """cat's fast copy (optional). False: the caller copies each input with `copy`."""
+        return False
+
+    # ---- random ----------------------------------------------------------------------------------------------
+    def uniform(self, t: Tensor, generator: Generator, from_: float, to: float) -> None:
+        raise self._missing("uniform")
+
+    def normal(self, t: Tensor, generator: Generator, mean: float, std: float) -> None:
+        raise self._missing("normal")
+
+    def exponential(self, t: Tensor, generator: Generator, lambd: float) -> None:
+        raise self._missing("exponential")
+
+    def random_from_to(self, t: Tensor, generator: Generator, from_: int, range_: int) -> None:
+        """from_ + (random64 % range_) for every element, in uint64 arithmetic as ATen's."""
+        raise self._missing("random_from_to")
+
+    def bernoulli_scalar(self, t: Tensor, generator: Generator, p: float) -> None:
+        raise self._missing("bernoulli_scalar")
+
+    def bernoulli_tensor(self, t: Tensor, generator: Generator, p: Tensor) -> None:
+        """p broadcast to t's shape, on this backend; values outside [0, 1] raise torch's error."""
+        raise self._missing("bernoulli_tensor")
+
+    def randperm(self, t: Tensor, generator: Generator, n: int) -> None:
+        raise self._missing("randperm")
+
+    # ---- indexing --------------------------------------------------------------------------------------------
+    def index(self, out: Tensor, self_: Tensor, indices: Sequence[Any]) -> None:
+        """out = self_[indices] (advanced indexing; entries are tensors, slices or None)."""
+        raise self._missing("index")
+
+    def index_put(self, self_: Tensor, indices: Sequence[Any], values: Tensor, accumulate: bool) -> None:
+        raise self._missing("index_put")
+
+    def index_map(self, m: Any, shape: tuple[int, ...], dst: Tensor, dst_strides: tuple[int, ...], src: Any,
+                  src_strides: tuple[int, ...], index: Tensor, index_strides: tuple[int, ...], index_stride: int,
+                  index_size: int, extras: tuple[Any, ...] = ()) -> None:
+        """A declared IndexMap (jtorch/kernels/scalar_index.py: gather, scatter, index_select, ...)
+        over `shape`; src may be a NumPy scalar of dst's dtype (a fill)."""
+        raise self._missing("index_map")
+
+    def index_bounds(self, index: Tensor, lo: int, hi: int) -> int | None:
+        """The first value of `index` outside [lo, hi), or None."""
+        raise self._missing("index_bounds")
+
+    def nonzero(self, t: Tensor) -> Any:
+        """The coordinates of t's nonzero elements, row by row: a host (n, t.dim()) int64 array or
+        a tensor of that shape on this backend."""
+        raise self._missing("nonzero")
+
+    # ---- products: out = alpha * (a @ b) + beta * self ------------------------------------------------------
+    def mm(self, out: Tensor, a: Tensor, b: Tensor, self_: Tensor | None = None, beta: Any = 0,
+           alpha: Any = 1) -> None:
+        raise self._missing("mm")
+
+    def bmm(self, out: Tensor, a: Tensor, b: Tensor, self_: Tensor | None = None, beta: Any = 0,
+            alpha: Any = 1) -> None:
+        raise self._missing("bmm")
+
+    def mv(self, out: Tensor, a: Tensor, b: Tensor, self_: Tensor | None = None, beta: Any = 0,
+           alpha: Any = 1) -> None:
+        raise self._missing("mv")
+
+    def dot(self, out: Tensor, a: Tensor, b: Tensor) -> None:
+        raise self._missing("dot")
+
+    def vdot(self, out: Tensor, a: Tensor, b: Tensor) -> None:
+        """dot with a conjugated."""
+        raise self._missing("vdot")
+
+    # ---- sorting, selection, search (torch's stable order; NaN the largest value) ---------------------------
+    def sort(self, src: Tensor, dim: int, descending: bool, values: Tensor, indices: Tensor) -> None:
+        raise self._missing("sort")
+
+    def topk(self, src: Tensor, k: int, dim: int, largest: bool, values: Tensor, indices: Tensor) -> None:
+        raise self._missing("topk")
+
+    def kthvalue(self, src: Tensor, k: int, dim: int, keepdim: bool, values: Tensor, indices: Tensor) -> None:
+        raise self._missing("kthvalue")
+
+    def mode(self, src: Tensor, dim: int, keepdim: bool, values: Tensor, indices: Tensor) -> None:
+        raise self._missing("mode")
+
+    def searchsorted(self, boundaries: Tensor, values: Tensor, right: bool, sorter: Tensor | None,
+                     out: Tensor) -> None:
+        raise self._missing("searchsorted")
+
+    def unique(self, src: Tensor, sorted_: bool, return_inverse: bool, return_counts: bool, dim: int | None,
+               consecutive: bool, alloc: Callable[[int, tuple[int, ...]], Tensor]) -> None:
+        """alloc(i, shape) -> output i (values, inverse, counts) of that shape, once it is known."""
+        raise self._missing("unique")
+
+    def isin(self, elements: Tensor, test: Tensor, assume_unique: bool, invert: bool, out: Tensor) -> None:
+        raise self._missing("isin")
+
+    def bincount(self, src: Tensor, weights: Tensor | None, out: Tensor) -> None:
+        raise self._missing("bincount")
+
+    def histc(self, src: Tensor, lo: float, hi: float, out: Tensor) -> None:
+        raise self._missing("histc")
+
+    # ---- ranges (optional: where a backend does not implement them, the host computes the values) -----------
+    def arange(self, out: Tensor, start: Any, step: Any, chunk: int, vec: int) -> None:
+        """arange's values computed on the device into a 1-D out, chunked as the host's (chunk
+        elements per chunk, vec per vector step)."""
+        raise self._missing("arange")
+
+    def linspace(self, out: Tensor, start: Any, end: Any, steps: int) -> None:
+        """linspace's values computed on the device from both ends into a 1-D out."""
+        raise self._missing("linspace")
+
+    # ---- convolution and pooling: contiguous (N, C, H, W) tensors ----------------------------------------------
+    def im2col(self, src: Tensor, kernel: Pair, dilation: Pair, padding: Pair, stride: Pair, out: Tensor) -> None:
+        """(N, C, H, W) -> (N, C*kh*kw, L) columns."""
+        raise self._missing("im2col")
+
+    def col2im(self, src: Tensor, kernel: Pair, dilation: Pair, padding: Pair, stride: Pair, out: Tensor) -> None:
+        """Columns back to (N, C, H, W), overlaps summed."""
+        raise self._missing("col2im")
+
+    def max_pool2d(self, src: Tensor, kernel: Pair, stride: Pair, padding: Pair, dilation: Pair, out: Tensor,
+                   indices: Tensor) -> None:
+        raise self._missing("max_pool2d")
+
+    def max_pool2d_backward(self, grad_output: Tensor, indices: Tensor, grad_input: Tensor) -> None:
+        """Also adaptive_max_pool2d's backward: grad_output scattered to the recorded indices."""
+        raise self._missing("max_pool2d_backward")
+
+    def avg_pool2d(self, src: Tensor, kernel: Pair, stride: Pair, padding: Pair, count_include_pad: bool,
+                   divisor_override: int, out: Tensor) -> None:
+        """divisor_override 0: none."""
+        raise self._missing("avg_pool2d")
+
+    def avg_pool2d_backward(self, grad_output: Tensor, kernel: Pair, stride: Pair, padding: Pair,
+                            count_include_pad: bool, divisor_override: int, grad_input: Tensor) -> None:
+        raise self._missing("avg_pool2d_backward")
+
+    def adaptive_avg_pool2d(self, src: Tensor, out: Tensor) -> None:
+        raise self._missing("adaptive_avg_pool2d")
+
+    def adaptive_avg_pool2d_backward(self, grad_output: Tensor, grad_input: Tensor) -> None:
+        raise self._missing("adaptive_avg_pool2d_backward")
+
+    def adaptive_max_pool2d(self, src: Tensor, out: Tensor, indices: Tensor) -> None:
+        raise self._missing("adaptive_max_pool2d")
+
+    # ---- losses: the first out-of-range target, or None when all are valid ----------------------------------
+    def nll_loss_forward(self, x: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int,
+                         out: Tensor, total_weight: Tensor) -> int | None:
+        raise self._missing("nll_loss_forward")
+
+    def nll_loss_backward(self, grad_output: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                          ignore_index: int, total_weight: Tensor, grad_input: Tensor) -> int | None:
+        raise self._missing("nll_loss_backward")
+
+
+# What a backend may leave out without its operators' kernels being wrapped: the fast set-ups and
+# device-side ranges (working defaults, or callers that ask `implements` first), lazy initialisation,
+# and the host interop only the host (CPU) or one device (CUDA) has. Every other method is an
+# operator capability: left out, the base class's method raises MissingKernel.
+OPTIONAL = frozenset({"parallel_chunks", "lazy_init", "elementwise_contiguous", "reduce_contiguous", "cat", "arange",
+                      "linspace", "storage_from_numpy", "numpy_view", "from_cuda_array_interface",
+                      "cuda_array_interface", "to_dlpack", "from_dlpack"})
+REQUIRED = tuple(n for n, v in vars(Backend).items()
+                 if callable(v) and not n.startswith("_") and n not in OPTIONAL
+                 and n not in ("implements", "missing"))
 
 _backends: dict[str, Backend] = {}        # by device type
 _by_key: dict[str, Backend] = {}          # by dispatch key
 _listeners: list[Callable[[Backend], None]] = []
+by_device_type = _backends                # read-only for callers: by_device_type["cpu"].storage_from_numpy(...)
 
 
-def register_backend(device_type: str, dispatch_key: str, *, storage: Callable | None = None,
-                     **stubs: Callable) -> Backend:
-    """Register (or extend) a backend; every listener sees it, so kernels follow for the operators
-    already declared. Registering the same device type again adds or replaces stubs."""
-    unknown = set(stubs) - set(STUB_KINDS)
-    if unknown:
-        raise ValueError(f"unknown stub kinds {sorted(unknown)}; known: {', '.join(STUB_KINDS)}")
-    b = _backends.get(device_type)
-    new = b is None or not b.dispatch_key  # a storage-only entry becomes a backend now
-    if b is None:
-        b = _backends[device_type] = Backend(device_type, dispatch_key, storage, dict(stubs))
-    else:
-        b.dispatch_key = b.dispatch_key or dispatch_key
-        if storage is not None:
-            b.storage = storage
-        b.stubs.update(stubs)
+def register_backend(b: Backend) -> Backend:
+    """Register a backend; every listener sees it, so kernels follow for the operators already
+    declared (they hold the backend: a device type has one until it is unregistered)."""
+    if not isinstance(b, Backend):
+        raise TypeError(f"register_backend expects a jtorch.backends.Backend, got {type(b).__name__}")
+    if not b.device_type or not b.dispatch_key:
+        raise ValueError(f"{type(b).__name__} names no device_type or dispatch_key")
+    old = _backends.get(b.device_type)
+    if old is b:
+        return b
+    if old is not None:
+        raise RuntimeError(f"a backend is already registered for device type '{b.device_type}' "
+                           f"({type(old).__name__}); unregister it first")
+    _backends[b.device_type] = b
     _by_key[b.dispatch_key] = b
-    if new:
-        for fn in list(_listeners):
-            fn(b)
+    for fn in list(_listeners):
+        fn(b)
     return b
 
 
@@ -130,31 +412,21 @@ def backend_for_key(dispatch_key: str) -> Backend | None:
     return _by_key.get(dispatch_key)
 
 
-# ---- storage factories (the part of a backend that factories and the structured layer use) ----
-def register_storage(device_type: str, factory: Callable) -> None:
-    """factory(numel, dtype, device) -> Storage, for a device type with no stubs (yet)."""
-    b = _backends.get(device_type)
-    if b is None:
-        _backends[device_type] = Backend(device_type, "", factory)
-    else:
-        b.storage = factory
-
-
 def registered() -> set[str]:
-    return {t for t, b in _backends.items() if b.storage is not None}
+    return set(_backends)
 
 
-def storage_for(dev: Any) -> Callable:
+def storage_for(dev: Any) -> Callable[[int, DType, Device], Storage]:
+    """The allocator of dev's backend: allocate(numel, dtype, device) -> Storage."""
     b = _backends.get(dev.type)
-    if b is None or b.storage is None:
+    if b is None:
         raise RuntimeError(f"no storage is registered for device type '{dev.type}'")
-    return b.storage
+    return b.allocate
 
 
 def lazy_init(device_type: str) -> None:
     """Initialise a device before first use (CUDA: find the driver), raising torch's error when
-    it cannot be used. Devices without a lazy_init stub need none."""
+    it cannot be used. Devices that need none keep the default."""
     b = _backends.get(device_type)
-    fn = b.stubs.get("lazy_init") if b is not None else None
-    if fn is not None:
-        fn()
+    if b is not None:
+        b.lazy_init()

@@ -155,6 +155,9 @@ class MetaStorage(Storage):
     def reinterpret(self, dtype: Any) -> MetaStorage:
         return MetaStorage(self.nbytes() // dtype.itemsize, dtype.itemsize)
 
+    def clone(self) -> MetaStorage:
+        return MetaStorage(self._numel, self._itemsize)
+
 
 _new = object.__new__
 

@@ -346,3 +346,44 @@ def test_the_cycle_scanner_resolves_names_to_their_modules(src, expected, monkey
     real = Path.read_text
     monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: src if self == path else real(self, *a, **k))
     assert {t for _, t in graph_edges(path)} == expected
+
+
+# Modules that belong to one backend: its kernels, and the storage classes only its kernels look inside.
+BACKEND_MODULES = ("jtorch.kernels.cpu", "jtorch.kernels.cuda")
+BACKEND_NAMES = {"jtorch.storage": {"CPUStorage", "MetaStorage"}}
+
+
+def backend_imports(path: Path) -> list[str]:
+    """Every import in the file (functions included) that names one backend: a module under
+    BACKEND_MODULES, or a backend's class imported from a neutral module."""
+    bad = [f"{line}: {target}" for line, target in imports(path)
+           if any(target == m or target.startswith(m + ".") for m in BACKEND_MODULES)]
+    mod = module_name(path)
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            names = BACKEND_NAMES.get(target, set()) & {a.name for a in node.names}
+            bad += [f"{node.lineno}: {target}.{n}" for n in sorted(names)]
+    return bad
+
+
+def test_native_names_no_backend():
+    """native/ (and the other layer-1 modules) reach every backend through the registry
+    (jtorch.backends): they import no backend's kernels and build no backend's storage themselves."""
+    bad = [f"{p.relative_to(ROOT.parent)}:{b}" for p in FILES if layer(module_name(p)) == 1
+           for b in backend_imports(p)]
+    assert not bad, "native/ imports a backend:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("src, found", [
+    ("def f():\n    from ..kernels.cpu.host import numpy_view\n", ["2: jtorch.kernels.cpu.host"]),
+    ("from ..kernels.cuda import interop\n", ["1: jtorch.kernels.cuda.interop"]),
+    ("from ..storage import CPUStorage, new_storage\n", ["1: jtorch.storage.CPUStorage"]),
+    ("from ..kernels import scalar_binary\nfrom ..backends import backend\n", []),
+])
+def test_the_backend_scanner_sees_backend_imports(src, found, monkeypatch):
+    path = ROOT / "native" / "binary.py"
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: src)
+    assert backend_imports(path) == found

@@ -151,8 +151,12 @@ TOY = jtorch.device("privateuseone")
 class ToyStorage(CPUStorage):   # NumPy memory, on the toy device; the CPU loop stub reads it
     __slots__ = ()
     device = TOY
-def toy_storage(numel, dtype, device):
-    return ToyStorage(np.empty(numel, dtype.numpy))
+class ToyBackend(backends.Backend):   # allocates toy storages; the CPU backend's elementwise loops
+    device_type, dispatch_key = "privateuseone", "PrivateUse1"
+    def allocate(self, numel, dtype, device):
+        return ToyStorage(np.empty(numel, dtype.numpy))
+    def elementwise(self, it, scalar_fn, extras):
+        cpu_backend.CPUBackend.elementwise(self, it, scalar_fn, extras)
 def on_toy(values):
     a = np.asarray(values, np.float32)
     return jtorch.Tensor._make(ToyStorage(a.copy()), a.shape, (1,), 0, jtorch.float32, TOY)
@@ -164,8 +168,7 @@ def test_backend_registered_after_import_gets_kernels_for_operators_not_used_yet
     c = jtorch.from_numpy(np.array([1.0, 2.0], np.float32))
     (c * c).tolist()                                          # mul.Tensor registered before the backend
     out["pending_at_registration"] = [n for n in ("aten::tanh", "aten::sub.Tensor") if pending(n)]
-    backends.register_backend("privateuseone", "PrivateUse1", storage=toy_storage,
-                              elementwise=cpu_backend.elementwise)
+    backends.register_backend(ToyBackend())
     x, y = on_toy([0.5, -1.0, 2.0]), on_toy([3.0, 4.0, -5.0])
     out["values"] = {"mul": (x * y)._storage.data.tolist(), "tanh": jtorch.tanh(x)._storage.data.tolist(),
                      "sub": (x - y)._storage.data.tolist()}

@@ -250,7 +250,7 @@ def _ones_like(t: Tensor) -> Tensor:
     through the backend's stub, as a temporary the engine owns (no dispatch, no history)."""
     g = allocate(t._size, None, t.dtype, t._device)
     if t._device.type != "meta":
-        backend(t._device.type).stub("fill")(g, t.dtype.numpy.type(1))
+        backend(t._device.type).fill(g, t.dtype.numpy.type(1))
     return g
 
 

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backends import by_device_type
 from ..device import CPU
 from ..kernels import scalar_binary as s
 from ..promotion import result_type, result_type_many
 from ..scalar import TYPE_META_NAME, as_scalar, not_implemented
-from ..storage import CPUStorage
 from ..structured.tensor_iterator import (
     BINARY_FLOAT_OP,
     BINARY_OP,
@@ -87,7 +87,7 @@ def _to_dtype(t: Tensor, dtype: _dt.dtype) -> Tensor:
         return t
     if not t._size and t._device is CPU:
         v = as_scalar(dtype.numpy.type, t._storage.read(t._offset))
-        r = Tensor._make(CPUStorage(np.array([v], dtype.numpy)), (), (), 0, dtype, CPU)
+        r = Tensor._make(by_device_type["cpu"].storage_from_numpy(np.array([v], dtype.numpy)), (), (), 0, dtype, CPU)
         r._is_wrapped_number = t._is_wrapped_number
         return r
     return _cast(t, dtype)

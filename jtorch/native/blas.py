@@ -3,7 +3,7 @@ baddbmm and addmv are structured (one meta + one impl give the functional, in-pl
 kernels on every backend), mv is their composite, dot and vdot are plain kernels.
 
 The metas make PyTorch's checks and decide each output's shape and dtype. The impls hand the
-arithmetic to the backend's `matmul` stub and never touch a buffer. The checks PyTorch makes
+arithmetic to the backend's `mm`, `bmm`, `mv`, `dot` methods and never touch a buffer. The checks PyTorch makes
 inside its CPU kernels (the dtype dispatch '"addmm_impl_cpu_" not implemented for 'Bool'', the
 "expected m1 and m2 to have the same dtype" of addmm_impl_cpu_) run on backends with data only,
 not on meta tensors, as in PyTorch; so do the empty-contraction (K = 0) paths, which PyTorch
@@ -77,7 +77,7 @@ def _gemm(backend: Any, kind: str, result: Tensor, a: Tensor, b: Tensor, self_: 
           alpha: Any, scalar_dtype: _dt.dtype) -> None:
     """The stub call with beta and alpha converted as Scalar::to<T>() converts them."""
     a_, b_ = checked_scalar(scalar_dtype, alpha), checked_scalar(scalar_dtype, beta)
-    backend.stub("matmul")(kind, result, a, b, self_ if beta != 0 else None, b_, a_)
+    getattr(backend, kind)(result, a, b, self_ if beta != 0 else None, b_, a_)
 
 
 # ---- mm, addmm -------------------------------------------------------------------------------------------
@@ -100,16 +100,16 @@ def _mm_impl(ctx: Any, tensors: list, extras: dict, backend: Any) -> None:
         return
     if result.dtype is _dt.bool:
         raise _not_implemented("addmm_impl_cpu_", _dt.bool)
-    backend.stub("matmul")("mm", result, self, mat2)
+    backend.mm(result, self, mat2)
 
 
 def _mm_fast_path(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
     """mm(a, b) of two matrices of one floating dtype on this backend's device, none of M, N, K
     zero: what meta and impl would do, without the meta context (a backward's small products
     are mostly this per-call work). Everything else takes the generic kernel and its errors."""
-    if kind != "functional" or "matmul" not in backend.stubs:  # no stub: the generic kernel's error
+    if kind != "functional" or not backend.implements("mm"):  # none: the generic kernel's error
         return None
-    stub, device_type = backend.stub("matmul"), backend.device_type
+    mm, device_type = backend.mm, backend.device_type
 
     def mm_functional(*args: Any, **kwargs: Any) -> Any:
         if not kwargs and len(args) == 2:
@@ -121,7 +121,7 @@ def _mm_fast_path(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
             if (len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0] and sa[0] and sa[1] and sb[1] and b.dtype is dt
                     and dt.is_floating_point and b._device is dev and dev.type == device_type):
                 out = allocate((sa[0], sb[1]), None, dt, dev)
-                stub("mm", out, a, b)
+                mm(out, a, b)
                 return out
         return generic(*args, **kwargs)
 
@@ -223,7 +223,7 @@ def _bmm_impl(ctx: Any, tensors: list, extras: dict, backend: Any) -> None:
         zero_.op(result)
         return
     _bmm_dispatch_checks(result, batch1, batch2, "bmm")
-    backend.stub("matmul")("bmm", result, batch1, batch2)
+    backend.bmm(result, batch1, batch2)
 
 
 bmm = structured("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)",
@@ -352,7 +352,7 @@ def _dot(kind: str, self: Tensor, other: Tensor) -> Tensor:
     if self._device.type != "meta":
         if self.dtype is _dt.bool:
             raise _not_implemented("dot", _dt.bool)
-        _backend(self._device.type).stub("matmul")(kind, result, self, other)
+        getattr(_backend(self._device.type), kind)(result, self, other)
     return result
 
 

@@ -134,7 +134,7 @@ def item_kernel(self: Tensor) -> Any:
 def local_scalar_dense_kernel(self: Tensor) -> Any:
     if self._device.type == "meta":
         raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-    v = backend(self._device.type).stub("read_scalar")(self)
+    v = backend(self._device.type).read_scalar(self)
     return v.item() if hasattr(v, "item") else v
 
 

@@ -1,7 +1,7 @@
 """Convolution (ATen's Convolution.cpp, ConvUtils.h, Im2Col.cpp, Col2Im.cpp): im2col, col2im,
 convolution and the conv1d / conv2d / conv_transpose1d / conv_transpose2d composites.
 
-Engine: `convolution` is im2col (the backend's `im2col` stub: one pass that lays every receptive
+Engine: `convolution` is im2col (the backend's `im2col` method: one pass that lays every receptive
 field out as a column) followed by one batched matrix product on the matmul engine (BLAS on the
 CPU, the tiled GEMM on CUDA); a transposed convolution is the product followed by col2im.
 Measured against direct Numba loops in bench/README (issue 11 notes): im2col + BLAS wins as soon
@@ -56,8 +56,8 @@ def _contiguous(t: Tensor) -> Tensor:
     return t if t.is_contiguous() else t.contiguous()
 
 
-def _stub(t: Tensor) -> Any:
-    return backend(t._device.type).stub("im2col")
+def _backend_of(t: Tensor) -> Any:
+    return backend(t._device.type)
 
 
 def _im2col(self: Tensor, kernel_size: Sequence[int], dilation: Sequence[int], padding: Sequence[int],
@@ -77,7 +77,7 @@ def _im2col(self: Tensor, kernel_size: Sequence[int], dilation: Sequence[int], p
     x = self if nd == 4 else self.unsqueeze(0)
     out = allocate((x._size[0], x._size[1] * k[0] * k[1], oh * ow), None, self.dtype, self._device)
     if self._device.type != "meta":
-        _stub(self)("im2col", _contiguous(x), k, d, p, s, out)
+        _backend_of(self).im2col(_contiguous(x), k, d, p, s, out)
     return out if nd == 4 else out.squeeze(0)
 
 
@@ -107,7 +107,7 @@ def _col2im(self: Tensor, output_size: Sequence[int], kernel_size: Sequence[int]
     x = self if nd == 3 else self.unsqueeze(0)
     out = allocate((x._size[0], ck // (k[0] * k[1]), osz[0], osz[1]), None, self.dtype, self._device)
     if self._device.type != "meta":
-        _stub(self)("col2im", _contiguous(x), k, d, p, s, out)
+        _backend_of(self).col2im(_contiguous(x), k, d, p, s, out)
     return out if nd == 3 else out.squeeze(0)
 
 

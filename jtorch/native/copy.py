@@ -48,8 +48,8 @@ clone = declare("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tens
 
 
 # ---- the stubs, and tensors that never go through the dispatcher ----------------------------------------
-def _stub(t: Tensor, kind: str) -> Any:
-    return backend(t._device.type).stub(kind)
+def _backend_of(t: Tensor) -> Any:
+    return backend(t._device.type)
 
 
 def _contiguous_empty(size: tuple, dtype: _dt.dtype, dev: Any) -> Tensor:
@@ -66,7 +66,7 @@ def _expanded(t: Tensor, shape: tuple) -> Tensor:
 def _contiguous_copy(t: Tensor) -> Tensor:
     """t's values in a new contiguous tensor on t's device (read everything before writing)."""
     r = _contiguous_empty(t._size, t.dtype, t._device)
-    _stub(t, "copy")(r, t)
+    _backend_of(t).copy(r, t)
     return r
 
 
@@ -91,7 +91,7 @@ def copy_from_host(dst: Tensor, values: np.ndarray) -> None:
         return
     staging = _contiguous_empty(dst._size, d, dst._device)
     staging._storage.copy_from_host(0, values)
-    _stub(dst, "copy")(dst, staging)
+    _backend_of(dst).copy(dst, staging)
 
 
 def _copy_across_devices(dst: Tensor, src: Tensor) -> None:
@@ -102,7 +102,7 @@ def _copy_across_devices(dst: Tensor, src: Tensor) -> None:
         return
     staging = _contiguous_empty(src._size, src.dtype, dst._device)
     staging._storage.copy_from_host(0, values)
-    _stub(dst, "copy")(dst, _expanded(staging, dst._size))
+    _backend_of(dst).copy(dst, _expanded(staging, dst._size))
 
 
 def moved(t: Tensor, dev: Any) -> Tensor:
@@ -161,7 +161,7 @@ def copy__kernel(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tenso
         if get_overlap_status(self, src) == _FULL and self.dtype is src.dtype:
             return self  # every element is copied onto itself
         src = _contiguous_copy(src)  # PyTorch's result here depends on its loop order
-    backend(dev.type).stub("copy")(self, src if src._size == size else _expanded(src, size))
+    backend(dev.type).copy(self, src if src._size == size else _expanded(src, size))
     return self
 
 
@@ -191,7 +191,7 @@ def fill__scalar_kernel(self: Tensor, value: Any) -> Tensor:
         return self
     v = fill_value(self, value)
     if self.numel():
-        _stub(self, "fill")(self, v)
+        _backend_of(self).fill(self, v)
     return self
 
 
@@ -230,7 +230,7 @@ def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
 @zero_.impl_backends
 def zero__kernel(self: Tensor) -> Tensor:
     if self._device.type != "meta" and self.numel():
-        _stub(self, "fill")(self, self.dtype.numpy.type(0))
+        _backend_of(self).fill(self, self.dtype.numpy.type(0))
     return self
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._enums import as_memory_format, channels_last, preserve_format
-from ..backends import backend
+from ..backends import backend, by_device_type
 from ..device import CPU, as_device
 from ..geometry import (
     channels_last_strides,
@@ -29,7 +29,7 @@ from ..geometry import (
     is_non_overlapping_and_dense,
     storage_extent,
 )
-from ..storage import CPUStorage, new_storage
+from ..storage import new_storage
 from ..tensor import Tensor
 from ..tls import AutoDispatchBelowADInplaceOrView
 from .registry import by_name, declare
@@ -354,7 +354,7 @@ def eye_m_out_kernel(n: int, m: int, *, out: Tensor) -> Tensor:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     resize_(out, (n, m))
     if out._device.type != "meta" and n and m:  # out.zero_(); out.diagonal().fill_(1), with the fill stub
-        fill = backend(out._device.type).stub("fill")
+        fill = backend(out._device.type).fill
         fill(out, out.dtype.numpy.type(0))
         st = out._stride
         fill(Tensor._make(out._storage, (min(n, m),), (st[0] + st[1],), out._offset, out.dtype, out._device),
@@ -382,6 +382,6 @@ def wrapped_scalar_tensor(x: Any) -> Tensor:
         x = numpy_scalar_value(x)
     dtype = _WRAP_DTYPES[type(x)] if type(x) in _WRAP_DTYPES else _WRAP_DTYPES[
         bool if isinstance(x, bool) else int if isinstance(x, int) else float if isinstance(x, float) else complex]
-    t = Tensor._make(CPUStorage(np.array([x], dtype=dtype.numpy)), (), (), 0, dtype, CPU)
+    t = Tensor._make(by_device_type["cpu"].storage_from_numpy(np.array([x], dtype=dtype.numpy)), (), (), 0, dtype, CPU)
     t._is_wrapped_number = True
     return t

@@ -4,7 +4,7 @@ the index tensors broadcast together, and the broadcast dimensions replace the i
 place when these are adjacent, else go first.
 
 The kernels are backend-neutral: the index values are read on the host (they decide shapes and
-bounds, as in make_info / expandTensors), then the backend's `index` stub gathers or scatters.
+bounds, as in make_info / expandTensors), then the backend's `index` / `index_put` gathers or scatters.
 `t[i]` / `t[i] = v`, which translate Python index expressions into these and view operators, are
 in python_indexing.py.
 """
@@ -134,8 +134,8 @@ def _check_bounds(size: tuple, entries: list, bshape: tuple) -> None:
         k += 1
 
 
-def _index_stub(t: Tensor) -> Any:
-    return backend(t._device.type).stub("index")
+def _backend_of(t: Tensor) -> Any:
+    return backend(t._device.type)
 
 
 # ---- index.Tensor -----------------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def index_kernel(self: Tensor, indices: list) -> Tensor:
         _check_bounds(self._size, entries, bshape)
     out = allocate(tuple(_result_shape(self._size, entries, bshape)), None, self.dtype, self._device)
     if with_values and out.numel():
-        _index_stub(self)("index", out, self, entries)
+        _backend_of(self).index(out, self, entries)
     return out
 
 
@@ -209,7 +209,7 @@ def index_put__kernel(self: Tensor, indices: list, values: Tensor, accumulate: b
     else:
         values = moved(values, self._device)
     if 0 not in bshape:
-        _index_stub(self)("index_put", self, entries, values, accumulate)
+        _backend_of(self).index_put(self, entries, values, accumulate)
     return self
 
 

@@ -1,5 +1,5 @@
 """The negative log-likelihood loss (ATen's LossNLL.cpp): nll_loss_forward and nll_loss_backward,
-with kernels behind the backend's `loss` stub. nn.functional's nll_loss and cross_entropy reach
+with kernels behind the backend's methods of the same names. nn.functional's nll_loss and cross_entropy reach
 them as torch does (cross_entropy = log_softmax + nll_loss), so a training step records torch's
 LogSoftmaxBackward0 and NllLossBackward0 nodes and its loss costs two operator calls.
 
@@ -68,8 +68,7 @@ def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduct
     o, tw = (out, total_weight) if x.dtype is self.dtype else (allocate(out._size, None, x.dtype, x._device),
                                                                 allocate((), None, x.dtype, x._device))
     w = None if weight is None else _as(_compute(weight), x.dtype)
-    bad = backend(self._device.type).stub("loss")("nll_loss_forward", x, _target(target), w, reduction,
-                                                   ignore_index, o, tw)
+    bad = backend(self._device.type).nll_loss_forward(x, _target(target), w, reduction, ignore_index, o, tw)
     if bad is not None:
         raise IndexError(f"Target {bad} is out of bounds.")
     if o is not out:
@@ -98,9 +97,8 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight:
     cd = _dt.float32 if half else self.dtype
     gi = allocate(self._size, None, cd, self._device) if half else grad_input
     w = None if weight is None else _as(_compute(weight), cd)
-    bad = backend(self._device.type).stub("loss")(
-        "nll_loss_backward", _as(_compute(grad_output), cd), _target(target), w, reduction, ignore_index,
-        _as(_compute(total_weight), cd), gi)
+    bad = backend(self._device.type).nll_loss_backward(_as(_compute(grad_output), cd), _target(target), w,
+                                                       reduction, ignore_index, _as(_compute(total_weight), cd), gi)
     if bad is not None:
         raise IndexError(f"Target {bad} is out of bounds.")
     if half:

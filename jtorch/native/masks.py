@@ -3,7 +3,7 @@ one-argument where (TensorAdvancedIndexing.cpp, Indexing.cpp).
 
 masked_fill is elementwise over self and the mask (PyTorch's masked_fill_ TensorIterator, a scalar
 function in jtorch/kernels/scalar_index.py). The others depend on how many elements the mask
-selects: the backend's `index` stub gives the coordinates of the non-zero elements (a host array:
+selects: the backend's `nonzero` method gives the coordinates of the non-zero elements (a host array:
 it decides a shape), and masked_select / masked_scatter compose from advanced indexing
 (index.Tensor / index_put_), as PyTorch's reference implementations do.
 """
@@ -68,7 +68,7 @@ def _masked_fill_impl(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     it.build_op(_MASKED_FILL, self, self, mask)
     v = checked_scalar(self.dtype, value)
     if self._device.type != "meta" and it.numel():
-        backend(self._device.type).stub("elementwise")(it, M.masked_fill, (as_scalar(it.compute_dtype.numpy.type, v),))
+        backend(self._device.type).elementwise(it, M.masked_fill, (as_scalar(it.compute_dtype.numpy.type, v),))
         it.finish()
     return self
 
@@ -113,7 +113,7 @@ def masked_fill_scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     it = TensorIterator(0, ())
     it.build_op(_MASKED_FILL_OUT, None, s, m)
     if it.numel():
-        backend(self._device.type).stub("elementwise")(it, M.masked_fill, (as_scalar(it.compute_dtype.numpy.type, v),))
+        backend(self._device.type).elementwise(it, M.masked_fill, (as_scalar(it.compute_dtype.numpy.type, v),))
         it.finish()
     return it.output(0)
 
@@ -132,7 +132,7 @@ def _coordinates(t: Tensor) -> Any:
             "data-independent implementation does not exist. This implementation returns a fake value, assuming "
             "all elements of the tensor are non-zero. To enable this registration, please set "
             "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
-    return backend(t._device.type).stub("index")("nonzero", t)
+    return backend(t._device.type).nonzero(t)
 
 
 def _nonzero_into(self: Tensor, out: Tensor | None) -> Tensor:

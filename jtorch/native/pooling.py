@@ -1,7 +1,7 @@
 """Pooling (ATen's DilatedMaxPool2d.cpp, AveragePool2d.cpp, AdaptiveAveragePooling.cpp,
 AdaptiveMaxPooling2d.cpp, MaxPooling.cpp, Pool.h): max_pool2d_with_indices, avg_pool2d,
 _adaptive_avg_pool2d, adaptive_max_pool2d and their backward operators, with kernels behind the
-backend's `pool` stub; max_pool1d/2d, avg_pool1d, adaptive_avg_pool1d/2d are the composites torch
+backend's pooling methods; max_pool1d/2d, avg_pool1d, adaptive_avg_pool1d/2d are the composites torch
 has over them (1-d pooling runs as 2-d pooling over a height of 1). Shapes and checks are torch's
 (pooling_output_shape, pool2d_shape_check), texts included. Operators that torch binds only in
 torch._C._nn (or not at all) get no jtorch.* binding (variants=""): nn.functional reaches them as
@@ -21,8 +21,8 @@ from .factories import aten
 from .registry import declare
 
 
-def _stub(t: Tensor) -> Any:
-    return backend(t._device.type).stub("pool")
+def _backend_of(t: Tensor) -> Any:
+    return backend(t._device.type)
 
 
 def _contiguous(t: Tensor) -> Tensor:
@@ -114,7 +114,7 @@ def _max_pool2d_with_indices(self: Tensor, kernel_size: Sequence[int], stride: S
     out = allocate(size, None, self.dtype, self._device)
     ind = allocate(size, None, _dt.int64, self._device)
     if self._device.type != "meta" and out.numel():
-        _stub(self)("max_pool2d", _contiguous(_4d(self)), k, s, p, d, _4d(out), _4d(ind))
+        _backend_of(self).max_pool2d(_contiguous(_4d(self)), k, s, p, d, _4d(out), _4d(ind))
     return out, ind
 
 
@@ -122,7 +122,7 @@ def _max_pool2d_backward(grad_output: Tensor, self: Tensor, kernel_size: Sequenc
                          padding: Sequence[int], dilation: Sequence[int], ceil_mode: bool, indices: Tensor) -> Tensor:
     gin = allocate(self._size, None, grad_output.dtype, self._device)
     if self._device.type != "meta" and gin.numel():
-        _stub(self)("max_pool2d_backward", _contiguous(_4d(grad_output)), _contiguous(_4d(indices)), _4d(gin))
+        _backend_of(self).max_pool2d_backward(_contiguous(_4d(grad_output)), _contiguous(_4d(indices)), _4d(gin))
     return gin
 
 
@@ -198,8 +198,8 @@ def _avg_pool2d(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
     k, s, p, oh, ow = _avg_params(self, kernel_size, stride, padding, ceil_mode, divisor_override)
     out = allocate(self._size[:-2] + (oh, ow), None, self.dtype, self._device)
     if self._device.type != "meta" and out.numel():
-        _stub(self)("avg_pool2d", _contiguous(_4d(self)), k, s, p, bool(count_include_pad), divisor_override or 0,
-                    _4d(out))
+        _backend_of(self).avg_pool2d(_contiguous(_4d(self)), k, s, p, bool(count_include_pad),
+                                     divisor_override or 0, _4d(out))
     return out
 
 
@@ -209,8 +209,8 @@ def _avg_pool2d_backward(grad_output: Tensor, self: Tensor, kernel_size: Sequenc
     k, s, p, oh, ow = _avg_params(self, kernel_size, stride, padding, ceil_mode, divisor_override)
     gin = allocate(self._size, None, grad_output.dtype, self._device)
     if self._device.type != "meta" and gin.numel():
-        _stub(self)("avg_pool2d_backward", _contiguous(_4d(grad_output)), k, s, p, bool(count_include_pad),
-                    divisor_override or 0, _4d(gin))
+        _backend_of(self).avg_pool2d_backward(_contiguous(_4d(grad_output)), k, s, p, bool(count_include_pad),
+                                              divisor_override or 0, _4d(gin))
     return gin
 
 
@@ -253,14 +253,14 @@ def _adaptive_avg_pool2d(self: Tensor, output_size: Sequence[int]) -> Tensor:
     oh, ow = _adaptive_check(self, output_size)
     out = allocate(self._size[:-2] + (oh, ow), None, self.dtype, self._device)
     if self._device.type != "meta" and out.numel():
-        _stub(self)("adaptive_avg_pool2d", _contiguous(_4d(self)), _4d(out))
+        _backend_of(self).adaptive_avg_pool2d(_contiguous(_4d(self)), _4d(out))
     return out
 
 
 def _adaptive_avg_pool2d_backward(grad_output: Tensor, self: Tensor) -> Tensor:
     gin = allocate(self._size, None, grad_output.dtype, self._device)
     if self._device.type != "meta" and gin.numel():
-        _stub(self)("adaptive_avg_pool2d_backward", _contiguous(_4d(grad_output)), _4d(gin))
+        _backend_of(self).adaptive_avg_pool2d_backward(_contiguous(_4d(grad_output)), _4d(gin))
     return gin
 
 
@@ -310,14 +310,14 @@ def _adaptive_max_pool2d(self: Tensor, output_size: Sequence[int]) -> tuple:
     out = allocate(size, None, self.dtype, self._device)
     ind = allocate(size, None, _dt.int64, self._device)
     if self._device.type != "meta" and out.numel():
-        _stub(self)("adaptive_max_pool2d", _contiguous(_4d(self)), _4d(out), _4d(ind))
+        _backend_of(self).adaptive_max_pool2d(_contiguous(_4d(self)), _4d(out), _4d(ind))
     return out, ind
 
 
 def _adaptive_max_pool2d_backward(grad_output: Tensor, self: Tensor, indices: Tensor) -> Tensor:
     gin = allocate(self._size, None, grad_output.dtype, self._device)
     if self._device.type != "meta" and gin.numel():  # the indices are flat per plane, as max pooling's
-        _stub(self)("max_pool2d_backward", _contiguous(_4d(grad_output)), _contiguous(_4d(indices)), _4d(gin))
+        _backend_of(self).max_pool2d_backward(_contiguous(_4d(grad_output)), _contiguous(_4d(indices)), _4d(gin))
     return gin
 
 

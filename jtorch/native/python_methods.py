@@ -17,10 +17,9 @@ import numpy as np
 from .. import dtypes as _dt
 from .._enums import memory_format, preserve_format, strided
 from .._tensor_str import tensor_repr
+from ..backends import by_device_type
 from ..device import device
-from ..kernels.cpu.host import numpy_view
 from ..scalar import SCALAR_TYPE_NAME
-from ..storage import MetaStorage
 from ..tensor import Tensor
 from .conversion import is_nonzero, item, to_device, to_dtype, to_dtype_layout
 from .copy import clone
@@ -216,6 +215,11 @@ def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, *, 
 from ..tls import is_grad_enabled as _grad_enabled  # noqa: E402
 
 
+def numpy_view(t: Tensor) -> np.ndarray:
+    """A NumPy array sharing a host tensor's memory (the host backend's view; its error for others)."""
+    return by_device_type["cpu"].numpy_view(t)
+
+
 def numpy_method(self: Tensor, *, force: bool = False) -> np.ndarray:
     """tensor_to_numpy: an ndarray sharing this CPU tensor's memory."""
     if not force:
@@ -284,9 +288,8 @@ def deepcopy(self: Tensor, memo: dict) -> Tensor:
     if id(self) in memo:
         return memo[id(self)]
     st = self._storage
-    if type(st) is MetaStorage:
-        new = Tensor._make(MetaStorage(st.numel(), st._itemsize), self._size, self._stride, self._offset,
-                           self.dtype, self._device)
+    if self._device.type == "meta":
+        new = Tensor._make(st.clone(), self._size, self._stride, self._offset, self.dtype, self._device)
     else:
         new_st = memo.get(id(st))
         if new_st is None:

@@ -6,7 +6,7 @@ random_factories.py and call these through the dispatcher, as ATen composes them
 gives the same numbers through `rand(n)` and `empty(n).uniform_()`.
 
 Every sampler kernel is backend-neutral: it checks its arguments as ATen does, then the
-backend's `random(kind, t, generator, params)` stub draws the numbers (for the CPU:
+backend's method of the same name (`uniform(t, generator, from_, to)`, ...) draws the numbers (for the CPU:
 jtorch/kernels/cpu/random.py, from the Generator's own stream).
 """
 from __future__ import annotations
@@ -63,8 +63,8 @@ _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 
 
 def _sample(t: Tensor, kind: str, generator: Any, *params: Any) -> Tensor:
-    """The backend's random stub draws into t (checks done, t has elements and data)."""
-    backend(t._device.type).stub("random")(kind, t, generator, params)
+    """The backend's `kind` method (uniform, normal, ...) draws into t (checks done, t has elements and data)."""
+    getattr(backend(t._device.type), kind)(t, generator, *params)
     return t
 
 

@@ -15,7 +15,6 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backends import backend as _backend
-from ..kernels.cpu.threads import static_num_chunks
 from ..scalar import C_TYPE_NAME, SCALAR_TYPE_NAME, checked_scalar, not_implemented
 from ..scalar import format_double as _g
 from ..tensor import Tensor
@@ -82,7 +81,7 @@ def _parallel_chunks(n: int) -> list[tuple[int, int]]:
     """at::parallel_for's split of [0, n) (OpenMP: divup(n, nthreads) per thread), with the
     process's thread count deciding the number of chunks (values are rounded per chunk, so the
     busy-machine fallback must not change them)."""
-    nt = static_num_chunks(n)
+    nt = _backend("cpu").parallel_chunks(n)
     if nt <= 1:
         return [(0, n)]
     cs = -(-n // nt)
@@ -167,11 +166,11 @@ def arange_start_out_kernel(start: Any, end: Any, step: Any = 1, *, out: Tensor)
                 f"error. The out tensor will be resized to a tensor of shape ({size},).", UserWarning, stacklevel=2)
         resize_(out, (size,))
     if out._device.type != "meta" and size:
-        dev = _range_stub(out)
+        dev = _device_range(out, "arange")
         if dev is None:
             copy_from_host(out, _arange_values(start, step, size, d))
         else:  # the values the host path computes, with its chunking (see _arange_values)
-            nt = static_num_chunks(size)
+            nt = _backend("cpu").parallel_chunks(size)
             chunk, vec = (-(-size // nt) if nt > 1 else size), _VEC_BYTES // d.itemsize
             if not d.is_floating_point:
                 s, st = int(checked_scalar(_dt.int64, start)), int(checked_scalar(_dt.int64, step))
@@ -179,16 +178,17 @@ def arange_start_out_kernel(start: Any, end: Any, step: Any = 1, *, out: Tensor)
                 s, st = checked_scalar(_dt.float32, start), checked_scalar(_dt.float32, step)
             else:
                 s, st = _to_double(start), _to_double(step)
-            dev("arange", out, s, st, chunk, vec)
+            dev(out, s, st, chunk, vec)
     return out
 
 
-def _range_stub(out: Tensor) -> Any:
-    """The backend's `range` stub when it computes range values on its device (CUDA), else None: the
-    CPU computes them on the host as below."""
+def _device_range(out: Tensor, kind: str) -> Any:
+    """The backend's `arange` / `linspace` method when it computes range values on its device
+    (CUDA), else None: the host computes them as below."""
     if out._device.type == "cpu":
         return None
-    return _backend(out._device.type).stubs.get("range")
+    b = _backend(out._device.type)
+    return getattr(b, kind) if b.implements(kind) else None
 
 
 # ---- linspace ---------------------------------------------------------------------------------------
@@ -269,9 +269,9 @@ def linspace_out_kernel(start: Any, end: Any, steps: int, *, out: Tensor) -> Ten
     d = out.dtype
     if d is _dt.bool:
         raise not_implemented("linspace_cpu", d)
-    dev = _range_stub(out)
+    dev = _device_range(out, "linspace")
     if dev is not None:
-        dev("linspace", out, checked_scalar(d, start), checked_scalar(d, end), steps)
+        dev(out, checked_scalar(d, start), checked_scalar(d, end), steps)
     else:
         copy_from_host(out, _linspace_values(start, end, steps, d))
     return out

@@ -59,7 +59,7 @@ def repeat(self: Tensor, repeats: Sequence[int]) -> Tensor:
             src += (0, ps)
         view = Tensor._make(result._storage, tuple(size), tuple(dst), 0, result.dtype, result._device)
         xsrc = Tensor._make(self._storage, tuple(size), tuple(src), self._offset, self.dtype, self._device)
-        backend(result._device.type).stub("copy")(view, xsrc)
+        backend(result._device.type).copy(view, xsrc)
     return result
 
 
@@ -174,7 +174,7 @@ def flip(self: Tensor, dims: Sequence[int]) -> Tensor:
             mask[w] = True
     out = empty_like_impl(self)
     if _has_data(out):
-        backend(out._device.type).stub("remap")(out, _flipped(self, mask))
+        backend(out._device.type).remap(out, _flipped(self, mask))
     return out
 
 
@@ -261,7 +261,7 @@ def _triangle(name: str, lower: bool) -> None:
         ctx.set_output_raw_strided(0, self._size, None, self.dtype, self._device)
 
     def impl(ctx: MetaBase, tensors: list, extras: dict, be: Any) -> None:
-        be.stub("remap")(ctx.output(0), tensors[0], (extras["diagonal"], lower))
+        be.remap(ctx.output(0), tensors[0], (extras["diagonal"], lower))
 
     structured(f"{name}.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)",
                functional=f"{name}(Tensor self, SymInt diagonal=0) -> Tensor",
@@ -277,10 +277,10 @@ def _diag_embed_into(result: Tensor, self: Tensor, offset: int, d1: int, d2: int
     """result.zero_(); result.diagonal(offset, d1, d2).copy_(self), through the stubs."""
     if result._device.type != "meta" and result.numel():
         be = backend(result._device.type)
-        be.stub("fill")(result, result.dtype.numpy.type(0))
+        be.fill(result, result.dtype.numpy.type(0))
         diag = aten("diagonal")(result, offset, d1, d2)
         if diag.numel():
-            be.stub("copy")(diag, self)
+            be.copy(diag, self)
     return result
 
 
@@ -325,7 +325,7 @@ def diag_out(self: Tensor, diagonal: int = 0, *, out: Tensor) -> Tensor:
     d = aten("diagonal")(self, diagonal)
     resize_out(out, d._size, None, self.dtype, self._device)
     if _has_data(out):
-        backend(out._device.type).stub("copy")(out, d)
+        backend(out._device.type).copy(out, d)
     return out
 
 
@@ -365,13 +365,13 @@ def block_diag_kernel(tensors: Sequence[Tensor]) -> Tensor:
     result = allocate((rows, cols), None, dtype, dev)
     if _has_data(result):
         be = backend(dev.type)
-        be.stub("fill")(result, dtype.numpy.type(0))
+        be.fill(result, dtype.numpy.type(0))
         r = c = 0
         st = result._stride
         for m in mats:
             h, w = m._size
             if h and w:
-                be.stub("copy")(Tensor._make(result._storage, (h, w), st, r * st[0] + c, dtype, dev), m)
+                be.copy(Tensor._make(result._storage, (h, w), st, r * st[0] + c, dtype, dev), m)
             r, c = r + h, c + w
     return result
 

@@ -285,11 +285,40 @@ def _register_per_backend(nf: NativeFunction, make: KernelFactory, site: str) ->
 
     def register(b: Any) -> None:
         k = make(b.dispatch_key, b)
+        undo: list[Callable[[], None]] = []
+        if b.missing():  # a partial backend: an operator whose kernel needs a missing method has none
+            k = _missing_reported(nf, b.dispatch_key, k, undo)
         nf.kernels[b.dispatch_key] = k
         _register_impl(nf, b.dispatch_key, k, site if now[0] else None)
+        undo.append(_impl_lib(b.dispatch_key)._undos[-1])
 
     on_backend(register)
     now[0] = False
+
+
+def _missing_reported(nf: NativeFunction, key: str, kernel: Callable, undo: list[Callable[[], None]]) -> Callable:
+    """`kernel` for a backend that leaves some methods of the contract out. When the kernel reaches
+    one (the contract's MissingKernel), the backend has no kernel for this operator, as in torch: the
+    registration is withdrawn and the dispatcher reports its own "Could not run ..." error. Backends
+    implementing the whole contract (CPU, CUDA) register their kernels unwrapped."""
+    from ..backends import MissingKernel
+    from ..keyset import DispatchKeySet, parse_dispatch_key
+
+    def kernel_or_missing(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return kernel(*args, **kwargs)
+        except MissingKernel as e:
+            if e.dispatch_key != key:
+                raise
+            entry = singleton.find_op(nf.qualified_name)
+            if entry is None:
+                raise
+            while undo:
+                undo.pop()()
+            entry.report_error(int(DispatchKeySet([parse_dispatch_key(key)])))
+            raise  # pragma: no cover - report_error raises
+
+    return kernel_or_missing
 
 
 def _needs_backend_select(schema: FunctionSchema) -> bool:

@@ -4,7 +4,7 @@
 Each is structured: a meta (PyTorch's TORCH_META_FUNC: dtype and shape checks, the output) and an
 impl that checks the index values first, so that nothing is written when one is out of range
 (PyTorch's CPU kernel checks as it writes), then runs a declared index map
-(jtorch/kernels/scalar_index.py) through the backend's `index` stub. The iteration is PyTorch's:
+(jtorch/kernels/scalar_index.py) through the backend's `index_map` method. The iteration is PyTorch's:
 over `index`'s shape, the operand the index applies to restrided to stride 0 along `dim`, the index
 value times that operand's stride along `dim` added (restride_dim).
 """
@@ -62,7 +62,7 @@ def check_index_values(index: Tensor, lo: int, hi: int, error: Callable[[int], E
     """Refuse an index value outside [lo, hi) before anything is written (error(value) is raised)."""
     if index._device.type == "meta" or index.numel() == 0:
         return
-    bad = backend(index._device.type).stub("index")("index_bounds", index, lo, hi)
+    bad = backend(index._device.type).index_bounds(index, lo, hi)
     if bad is not None:
         raise error(bad)
 
@@ -75,9 +75,8 @@ def run_map(m: M.IndexMap, shape: tuple, dst: Tensor, dst_strides: tuple, src: A
         return
     if not isinstance(src, Tensor):
         src = checked_scalar(dst.dtype, src)
-    backend(dst._device.type).stub("index")("index_map", m, tuple(shape), dst, tuple(dst_strides), src,
-                                            tuple(src_strides), index, tuple(index_strides), index_stride,
-                                            index_size, extras)
+    backend(dst._device.type).index_map(m, tuple(shape), dst, tuple(dst_strides), src, tuple(src_strides), index,
+                                        tuple(index_strides), index_stride, index_size, extras)
 
 
 def out_of_bounds(dim: int, size: int) -> Callable[[int], RuntimeError]:

@@ -3,7 +3,7 @@ unique_dim, unique_consecutive, unique_dim_consecutive, _unique) and Tensor.__co
 PyTorch's schemas, checks and messages (Bucketization.cpp, Unique.cpp, SummaryOps.cpp,
 Histogram.cpp, TensorCompare.cpp). torch.unique / torch.unique_consecutive, Python functions in
 torch/functional.py, are `unique` / `unique_consecutive` here. Data is reached only through the
-backend's `sort` stub.
+backend's methods of the same names.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, not_implemented
 from ..structured.meta import MetaBase, allocate, copy_into, resize_output
 from ..tensor import Tensor
 from .registry import declare, op
-from .sorting import _stub
+from .sorting import _backend_of
 from .structured import structured
 
 
@@ -62,8 +62,7 @@ def _isin_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
 def _isin_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
     elements, test = tensors
     common = result_type(elements, test)
-    backend.stub("sort")("isin", _as(elements, common), _as(test, common), extras["assume_unique"],
-                         extras["invert"], ctx.output(0))
+    backend.isin(_as(elements, common), _as(test, common), extras["assume_unique"], extras["invert"], ctx.output(0))
 
 
 isin = structured(
@@ -79,7 +78,7 @@ def _isin_tensor_scalar_impl(ctx: MetaBase, tensors: list, extras: dict, backend
     (elements,) = tensors
     test = _scalar_tensor(extras["test_element"], elements._device)
     common = result_type(elements, extras["test_element"])
-    backend.stub("sort")("isin", _as(elements, common), _as(test, common), False, extras["invert"], ctx.output(0))
+    backend.isin(_as(elements, common), _as(test, common), False, extras["invert"], ctx.output(0))
 
 
 isin_ts = structured(
@@ -101,7 +100,7 @@ def _isin_st_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> N
     (test,) = tensors
     element = _scalar_tensor(extras["element"], test._device)
     common = result_type(element, test)
-    backend.stub("sort")("isin", _as(element, common), _as(test, common), False, extras["invert"], ctx.output(0))
+    backend.isin(_as(element, common), _as(test, common), False, extras["invert"], ctx.output(0))
 
 
 isin_st = structured(
@@ -163,7 +162,7 @@ def _searchsorted(boundaries: Tensor, self: Tensor, out_int32: bool, right: bool
     if common is _dt.bool or common.is_complex:
         raise not_implemented("searchsorted_out_cpu", common)
     is_right = side == "right" if side is not None else right
-    _stub(self)("searchsorted", _as(boundaries, common), _as(self, common), is_right, sorter, out)
+    _backend_of(self).searchsorted(_as(boundaries, common), _as(self, common), is_right, sorter, out)
     return out
 
 
@@ -249,7 +248,7 @@ def bincount(self: Tensor, weights: Tensor | None = None, minlength: int = 0) ->
     nbins = max(int(op("max")(self).item()) + 1, minlength)
     dtype = _dt.int64 if weights is None else _dt.float32 if weights.dtype is _dt.float32 else _dt.float64
     out = allocate((nbins,), None, dtype, self._device)
-    _stub(self)("bincount", self, None if weights is None else _as(weights, dtype), out)
+    _backend_of(self).bincount(self, None if weights is None else _as(weights, dtype), out)
     return out
 
 
@@ -281,7 +280,7 @@ def _histc(self: Tensor, bins: int, min: Any, max: Any, out: Tensor | None) -> T
         raise RuntimeError("torch.histc: max must be larger than min")
     if not self.dtype.is_floating_point:  # a bool input fails earlier, at the bin edges' linspace
         raise not_implemented("linspace_cpu" if self.dtype is _dt.bool else "histogram_cpu", self.dtype)
-    _stub(self)("histc", self, lo, hi, out)
+    _backend_of(self).histc(self, lo, hi, out)
     return out
 
 
@@ -323,7 +322,7 @@ def _unique_impl(self: Tensor, sorted: bool, return_inverse: bool, return_counts
         outs[i] = allocate(shape, stride, self.dtype if i == 0 else _dt.int64, dev)
         return outs[i]
 
-    _stub(self)("unique", self, sorted, return_inverse, return_counts, dim, consecutive, alloc)
+    _backend_of(self).unique(self, sorted, return_inverse, return_counts, dim, consecutive, alloc)
     return tuple(outs)
 
 

@@ -2,7 +2,7 @@
 schemas). sort.values_stable and topk.values are structured, as in PyTorch (their meta functions
 are TORCH_META_FUNC2(sort, stable) and TORCH_META_FUNC(topk)); the other overloads are the
 composites PyTorch has over them. kthvalue and mode check and allocate as PyTorch's
-kthvalue_out_impl_cpu / mode_out do. Data is reached only through the backend's `sort` stub
+kthvalue_out_impl_cpu / mode_out do. Data is reached only through the backend's sort methods
 (jtorch/kernels/cpu/sort.py on the CPU): the order is torch's stable order everywhere, NaN the
 largest value (last ascending, first descending), equal elements in their original order in
 both directions.
@@ -47,7 +47,7 @@ def _sort_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None
         raise RuntimeError(" Sort does not support complex dtypes on CPU")
     values, indices = ctx.output(0), ctx.output(1)
     dim = wrap_dim(extras["dim"], self.dim())
-    backend.stub("sort")("sort", _readable(self, values, indices), dim, extras["descending"], values, indices)
+    backend.sort(_readable(self, values, indices), dim, extras["descending"], values, indices)
 
 
 sort_stable = structured(
@@ -144,8 +144,7 @@ def _topk_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None
         raise RuntimeError("topk does not support bool dtypes on CPU")
     values, indices = ctx.output(0), ctx.output(1)
     dim = wrap_dim(extras["dim"], self.dim())
-    backend.stub("sort")("topk", _readable(self, values, indices), extras["k"], dim, extras["largest"], values,
-                         indices)
+    backend.topk(_readable(self, values, indices), extras["k"], dim, extras["largest"], values, indices)
 
 
 topk = structured(
@@ -212,15 +211,15 @@ def _kthvalue(self: Tensor, k: int, dim: int, keepdim: bool, values: Tensor | No
         if self.dtype is _dt.bool or self.dtype.is_complex:
             raise not_implemented("kthvalue_cpu", self.dtype)
         if values.numel():
-            _stub(self)("kthvalue", _readable(self, values, indices), k, d, keepdim or self.dim() == 0, values,
-                        indices)
+            _backend_of(self).kthvalue(_readable(self, values, indices), k, d, keepdim or self.dim() == 0, values,
+                                       indices)
     return values, indices
 
 
-def _stub(t: Tensor) -> Any:
+def _backend_of(t: Tensor) -> Any:
     from ..backends import backend
 
-    return backend(t._device.type).stub("sort")
+    return backend(t._device.type)
 
 
 _kth = declare("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
@@ -257,7 +256,7 @@ def _mode(self: Tensor, dim: int, keepdim: bool, values: Tensor | None, indices:
     if self.dtype.is_complex:
         raise not_implemented("mode_cpu", self.dtype)
     if values.numel():
-        _stub(self)("mode", _readable(self, values, indices), d, keepdim or self.dim() == 0, values, indices)
+        _backend_of(self).mode(_readable(self, values, indices), d, keepdim or self.dim() == 0, values, indices)
     return values, indices
 
 

@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..backends import backend, by_device_type
 from ..device import CPU, as_device
 from ..device import _default as _default_device
 from ..device import device as _device_cls
 from ..geometry import storage_extent
 from ..promotion import promote_types
 from ..scalar import LIMITS, checked_scalar, overflow_error, unpack_long
-from ..storage import CPUStorage
 from ..tensor import Size, Tensor
 from .copy import copy_from_host, copy_into_new
 from .factories import _empty, empty_like
@@ -332,9 +332,7 @@ def _has_cai(data: Any) -> bool:
 
 
 def _from_cai(data: Any) -> Tensor:
-    from ..kernels.cuda.interop import from_cuda_array_interface
-
-    return from_cuda_array_interface(data)
+    return backend("cuda").from_cuda_array_interface(data)
 
 
 def as_tensor(data: Any, dtype: _dt.dtype | None = None, device: Any = None) -> Tensor:
@@ -388,7 +386,7 @@ def _from_numpy(arr: Any, warn_if_not_writeable: bool = True) -> Tensor:
         flat = np.lib.stride_tricks.as_strided(arr, shape=(n,), strides=(itemsize,)).view(dtype.numpy)
     else:
         flat = np.empty(0, dtype.numpy)
-    return Tensor._make(CPUStorage(flat), size, stride, 0, dtype, CPU)
+    return Tensor._make(by_device_type["cpu"].storage_from_numpy(flat), size, stride, 0, dtype, CPU)
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:

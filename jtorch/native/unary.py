@@ -261,7 +261,7 @@ def _iterate(mode: int, config: TensorIteratorConfig, self: Tensor, scalar_fn: C
             check(it.common_dtype)
         if it.numel():
             args = extra(it) if callable(extra) else extra
-            backend(it.device.type).stub("elementwise")(it, scalar_fn, args)
+            backend(it.device.type).elementwise(it, scalar_fn, args)
             it.finish()
     return it.output(0)
 

@@ -76,12 +76,12 @@ def elementwise_kernels(
     def impl(it: TensorIterator, tensors: list, extras: dict, backend: Backend) -> None:
         fn, names = select(extras)
         dt = it.compute_dtype
-        backend.stub("elementwise")(it, fn, tuple(to_compute(dt, extras[n]) for n in names))
+        backend.elementwise(it, fn, tuple(to_compute(dt, extras[n]) for n in names))
 
     def fast(kind: str, bind: Callable, generic: Callable, backend: Backend) -> Callable | None:
-        runner = backend.stubs.get("elementwise_contiguous")
-        if runner is None:
+        if not backend.implements("elementwise_contiguous"):
             return None
+        runner = backend.elementwise_contiguous
         lead, defaults = _default_call(out)
         return _fast_path(kind, bind, generic, backend.device_type, runner, config_of, select, check, prepare,
                           dispatch_check, lead, defaults)
@@ -387,9 +387,10 @@ def contiguous_runner(device_type: str, fn: Callable, ninputs: int, nextra: int)
     key = (device_type, fn, ninputs, nextra)
     r = _contiguous_runners.get(key)
     if r is None:
-        make = backend(device_type).stubs.get("elementwise_contiguous")
-        if make is None:
+        b = backend(device_type)
+        if not b.implements("elementwise_contiguous"):
             return None
+        make = b.elementwise_contiguous
         r = _contiguous_runners[key] = make(fn, _all_arrays(ninputs), nextra)
     return r
 

@@ -43,7 +43,7 @@ def copy_into(dst: Tensor, src: Tensor) -> None:
     if src.dtype.is_complex and not dst.dtype.is_complex:
         complex_to_real()  # as copy_ warns
     if dst._device.type != "meta":
-        backend(dst._device.type).stub("copy")(dst, src)
+        backend(dst._device.type).copy(dst, src)
 
 
 def fill(t: Tensor, value: Any) -> None:
@@ -51,7 +51,7 @@ def fill(t: Tensor, value: Any) -> None:
     if t._device.type != "meta" and t.numel():
         from ..scalar import checked_scalar
 
-        backend(t._device.type).stub("fill")(t, checked_scalar(t.dtype, value))
+        backend(t._device.type).fill(t, checked_scalar(t.dtype, value))
 
 
 def resize_output(out: Tensor, size: tuple[int, ...], stride: tuple[int, ...] | None = None) -> bool:

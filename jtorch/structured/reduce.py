@@ -153,8 +153,8 @@ def run_reduction(name: str, results: Sequence[Tensor], self: Tensor, dims: Any,
                   allow_empty_dims: bool = False) -> None:
     """The impl of a structured reduction: build the iterator, run the backend's reduce stub,
     copy float16 temporaries back."""
-    fast = backend.stubs.get("reduce_contiguous")
-    if fast is not None and self.dtype is in_dtype and self._stride == contiguous_strides(self._size):
+    fast = backend.reduce_contiguous  # a backend without one returns False
+    if self.dtype is in_dtype and self._stride == contiguous_strides(self._size):
         if _reduces_all(self, dims, allow_empty_dims):
             if fast(reduction, self, results, extras):
                 return
@@ -162,7 +162,7 @@ def run_reduction(name: str, results: Sequence[Tensor], self: Tensor, dims: Any,
             return
     it = make_reduction(name, results, self, dims, keepdim, in_dtype, [r.dtype for r in results],
                         allow_empty_dims)
-    backend.stub("reduce")(it, reduction, extras)
+    backend.reduce(it, reduction, extras)
     it.finish()
 
 
@@ -173,7 +173,7 @@ def small_reduction_fast_path(reduction: Any, out_dtype: Any) -> Any:
     without any check that could fail (None otherwise), skips the meta context and the iterator
     and goes to the backend's `reduce_contiguous` stub. Everything else takes the generic kernel."""
     def fast(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
-        if kind != "functional" or "reduce_contiguous" not in backend.stubs:
+        if kind != "functional" or not backend.implements("reduce_contiguous"):
             return None
         device_type = backend.device_type
 
@@ -191,7 +191,7 @@ def small_reduction_fast_path(reduction: Any, out_dtype: Any) -> Any:
                         mask = make_dim_mask(dims, self.dim())
                         shape = reduced_shape(self._size, mask, extras.get("keepdim", False))
                     out = allocate(shape, None, dt, self._device)
-                    if backend.stubs["reduce_contiguous"](reduction, self, [out], (), mask):
+                    if backend.reduce_contiguous(reduction, self, [out], (), mask):
                         return out
             return generic(*args, **kwargs)
 

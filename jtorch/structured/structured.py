@@ -8,8 +8,8 @@ plain MetaBase for mm, cat, sort ...), runs `meta` (checks, output shapes and dt
 `set_output_raw_strided`), runs `impl` with the backend's stubs, copies temporaries back and
 returns. The Meta backend gets the same wrapper with no impl: shapes and dtypes for free.
 
-`impl(ctx, tensors, extras, backend)` never looks inside a storage: it calls `backend.stub(kind)`
-(jtorch.backends), so a backend registered after import (CUDA, a user's PrivateUse1) gets the
+`impl(ctx, tensors, extras, backend)` never looks inside a storage: it calls the backend's typed
+methods (jtorch.backends.Backend), so a backend registered after import (CUDA, a user's PrivateUse1) gets the
 kernels of every structured operator declared before it.
 
 This module makes kernels; declaring the operators and registering the kernels per backend is

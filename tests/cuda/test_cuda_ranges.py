@@ -20,9 +20,9 @@ def equal(make):
     np.testing.assert_array_equal(g.numpy(), c.numpy())
 
 
-def test_cuda_registers_a_range_stub_and_cpu_none():
-    assert "range" in backend("cuda").stubs
-    assert "range" not in backend("cpu").stubs  # the CPU path stays the host computation
+def test_cuda_computes_ranges_on_the_device_and_cpu_on_the_host():
+    assert backend("cuda").implements("arange") and backend("cuda").implements("linspace")
+    assert not backend("cpu").implements("arange")  # the CPU path stays the host computation
 
 
 @pytest.mark.parametrize("dtype", INT + FLOAT)

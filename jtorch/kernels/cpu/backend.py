@@ -1,122 +1,147 @@
-"""The CPU backend: NumPy-buffer storage and the stubs that run jtorch's generated Numba loops.
+"""The CPU backend: NumPy-buffer storage and the methods that run jtorch's generated Numba loops.
 
-`register()` hands these to jtorch.backends (jtorch/__init__.py calls it first thing). This is the
-only place where a built TensorIterator meets CPU buffers; the structured layer above never looks
-inside a storage. A user's backend (tests/test_backend_registration.py registers a toy
-PrivateUse1 one) provides the same stubs for its own storage.
+`register()` hands a `CPUBackend` to jtorch.backends (jtorch/__init__.py calls it first thing).
+This is the only place where a built TensorIterator meets CPU buffers; the structured layer above
+never looks inside a storage. Each capability of the contract (jtorch/backends.py) is one method
+here; the kernel modules behind the heavier ones (sort, pool, scan, im2col, loss, ...) are imported
+by the method's first call, so nothing compiles at import. The CPU is also the host: wrapped
+numbers, NumPy arrays and `Tensor.numpy()` go through `storage_from_numpy` / `numpy_view`.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from ...backends import register_backend
+from ...backends import Backend, LazyMethod, register_backend
+from ...random import generator_rng
 from ...storage import CPUStorage
-from .matmul import matmul  # NumPy only: Numba loads with the first integer product
+from . import cat as _cat
+from . import fill as _fill
+from . import host as _host
+from . import index as _index
+from . import random as _random
+from . import remap as _remap
+from . import tensor_copy as _tensor_copy
+from .matmul import matmul as _matmul  # NumPy only: Numba loads with the first integer product
+from .threads import static_num_chunks
 
 
-def _storage(numel: int, dtype: Any, device: Any) -> CPUStorage:
-    return CPUStorage.allocate(numel, dtype)
+def _lazy(module: str, name: str) -> LazyMethod:
+    """A method whose kernel module (Numba) is imported by its first call."""
+    return LazyMethod(f"{__package__}.{module}", name)
 
 
-def elementwise(it: Any, scalar_fn: Callable, extras: tuple) -> None:
-    """Run `scalar_fn` over a built TensorIterator (cpu_kernel_vec's role)."""
-    from .loops import ArrayOperand, launch
+class CPUBackend(Backend):
+    device_type = "cpu"
+    dispatch_key = "CPU"
 
-    operands = []
-    for o in it.operands:
-        if o.scalar is not None:
-            operands.append(o.scalar)
-        else:
-            t = o.tensor
-            operands.append(ArrayOperand(t._storage.data, t._offset, tuple(o.strides)))
-    launch(scalar_fn, it.shape, operands, extras)
+    # ---- storage and host interop (class attributes: a call is the function's own frame only) ----
+    storage_from_numpy = CPUStorage
+    numpy_view = staticmethod(_host.numpy_view)
+    fill = staticmethod(_fill.fill)
+    copy = staticmethod(_tensor_copy.copy)
+    read_scalar = staticmethod(_host.read_scalar)
+    remap = staticmethod(_remap.remap)
+    cat = staticmethod(_cat.cat)
+    index = staticmethod(_index.index)
+    index_put = staticmethod(_index.index_put)
+    index_bounds = staticmethod(_index.first_out_of_range)
+    nonzero = staticmethod(_index.nonzero)
 
+    def allocate(self, numel: int, dtype: Any, device: Any) -> CPUStorage:
+        return CPUStorage.allocate(numel, dtype)
 
-def elementwise_contiguous(scalar_fn: Callable, pattern: tuple, nextra: int) -> Callable:
-    """TensorIterator's fast set-up: every array operand contiguous, of one shape. Returns
-    run(out, tensors, compute_dtype, extras, numel) for inputs laid out as `pattern` (True =
-    array, False = a CPU scalar read as a value)."""
-    from .loops import arrays_runner
+    def parallel_chunks(self, n: int) -> int:
+        return static_num_chunks(n)
 
-    return arrays_runner(scalar_fn, len(pattern), nextra, None if all(pattern) else pattern)
+    # ---- elementwise, reductions, scans ----
+    def elementwise(self, it: Any, scalar_fn: Callable, extras: tuple) -> None:
+        """Run `scalar_fn` over a built TensorIterator (cpu_kernel_vec's role)."""
+        from .loops import ArrayOperand, launch
 
+        operands = []
+        for o in it.operands:
+            if o.scalar is not None:
+                operands.append(o.scalar)
+            else:
+                t = o.tensor
+                operands.append(ArrayOperand(t._storage.data, t._offset, tuple(o.strides)))
+        launch(scalar_fn, it.shape, operands, extras)
 
-def scan(plan: Any, decl: Any, extras: tuple) -> None:
-    """Run a scan or row-normaliser declaration along one dimension (jtorch/kernels/cpu/scan.py;
-    imported on first use, and then installed as the stub itself)."""
-    from . import scan as module
+    def elementwise_contiguous(self, scalar_fn: Callable, pattern: tuple, nextra: int) -> Callable:
+        from .loops import arrays_runner
 
-    register_backend("cpu", "CPU", scan=module.scan)
-    module.scan(plan, decl, extras)
+        return arrays_runner(scalar_fn, len(pattern), nextra, None if all(pattern) else pattern)
 
+    reduce = _lazy("reduce", "reduce")
+    reduce_contiguous = _lazy("reduce", "reduce_contiguous")
+    scan = _lazy("scan", "scan")
+    softmax_backward = _lazy("softmax_backward", "softmax_backward")
 
-def reduce(it: Any, reduction: Any, extras: tuple) -> None:
-    """Run a declared Reduction over a reduce-mode TensorIterator (jtorch/kernels/cpu/reduce.py)."""
-    from .reduce import reduce as run
+    # ---- random ----
+    def uniform(self, t: Any, generator: Any, from_: float, to: float) -> None:
+        _random.uniform(t, generator_rng(generator), from_, to)
 
-    run(it, reduction, extras)
+    def normal(self, t: Any, generator: Any, mean: float, std: float) -> None:
+        _random.normal(t, generator_rng(generator), mean, std)
 
+    def exponential(self, t: Any, generator: Any, lambd: float) -> None:
+        _random.exponential(t, generator_rng(generator), lambd)
 
-def reduce_contiguous(reduction: Any, x: Any, results: list, extras: tuple, mask: Any = None) -> bool:
-    """A small contiguous input reduced over some or all dims without an iterator (False where
-    it does not apply)."""
-    global reduce_contiguous
-    from .reduce import reduce_contiguous as run
+    def random_from_to(self, t: Any, generator: Any, from_: int, range_: int) -> None:
+        _random.random_from_to(t, generator_rng(generator), from_, range_)
 
-    reduce_contiguous = run  # the kernel module is imported now: later calls go straight to it
-    register_backend("cpu", "CPU", reduce_contiguous=run)
-    return run(reduction, x, results, extras, mask)
+    def bernoulli_scalar(self, t: Any, generator: Any, p: float) -> None:
+        _random.bernoulli_scalar(t, generator_rng(generator), p)
 
+    def bernoulli_tensor(self, t: Any, generator: Any, p: Any) -> None:
+        _random.bernoulli_tensor(t, generator_rng(generator), p)
 
-def sort(kind: str, *args: Any) -> Any:
-    """Sorting, selection and search kernels (jtorch/kernels/cpu/sort.py; imported on first use,
-    and then installed as the stub itself)."""
-    from . import sort as module
+    def randperm(self, t: Any, generator: Any, n: int) -> None:
+        _random.randperm(t, generator_rng(generator), n)
 
-    register_backend("cpu", "CPU", sort=module.sort)
-    return module.sort(kind, *args)
+    # ---- indexing ----
+    index_map = _lazy("index_map", "run")
 
+    # ---- products: one routine, the product's shape its first argument (partial: no frame of ours) ----
+    mm = partial(_matmul, "mm")
+    bmm = partial(_matmul, "bmm")
+    mv = partial(_matmul, "mv")
+    dot = partial(_matmul, "dot")
+    vdot = partial(_matmul, "vdot")
 
-def im2col(kind: str, *args: Any) -> None:
-    """im2col / col2im (jtorch/kernels/cpu/im2col.py; imported on first use, then installed)."""
-    from . import im2col as module
+    # ---- sorting, selection, search (kernels/cpu/sort.py) ----
+    sort = _lazy("sort", "_sort")
+    topk = _lazy("sort", "_topk")
+    mode = _lazy("sort", "_mode")
+    searchsorted = _lazy("sort", "_search")
+    unique = _lazy("sort", "_unique")
+    isin = _lazy("sort", "_isin")
+    bincount = _lazy("sort", "_bincount")
+    histc = _lazy("sort", "_histc")
 
-    register_backend("cpu", "CPU", im2col=module.im2col)
-    module.im2col(kind, *args)
+    def kthvalue(self, src: Any, k: int, dim: int, keepdim: bool, values: Any, indices: Any) -> None:
+        from .sort import _topk
 
+        _topk(src, k, dim, False, values, indices, True, keepdim)  # the k-th smallest: topk's last of k
 
-def pool(kind: str, *args: Any) -> None:
-    """Pooling kernels (jtorch/kernels/cpu/pool.py; imported on first use, then installed)."""
-    from . import pool as module
+    # ---- convolution and pooling ----
+    im2col = _lazy("im2col", "im2col")
+    col2im = _lazy("im2col", "col2im")
+    max_pool2d = _lazy("pool", "max_pool2d")
+    max_pool2d_backward = _lazy("pool", "max_pool2d_backward")
+    avg_pool2d = _lazy("pool", "avg_pool2d")
+    avg_pool2d_backward = _lazy("pool", "avg_pool2d_backward")
+    adaptive_avg_pool2d = _lazy("pool", "adaptive_avg_pool2d")
+    adaptive_avg_pool2d_backward = _lazy("pool", "adaptive_avg_pool2d_backward")
+    adaptive_max_pool2d = _lazy("pool", "adaptive_max_pool2d")
 
-    register_backend("cpu", "CPU", pool=module.pool)
-    module.pool(kind, *args)
-
-
-def loss(kind: str, *args: Any) -> Any:
-    """Loss kernels (jtorch/kernels/cpu/loss.py; imported on first use, then installed)."""
-    from . import loss as module
-
-    register_backend("cpu", "CPU", loss=module.loss)
-    return module.loss(kind, *args)
-
-
-def softmax_backward(*args: Any) -> None:
-    """softmax / log_softmax gradients (jtorch/kernels/cpu/softmax_backward.py; installed on first use)."""
-    from . import softmax_backward as module
-
-    register_backend("cpu", "CPU", softmax_backward=module.softmax_backward)
-    module.softmax_backward(*args)
+    # ---- losses ----
+    nll_loss_forward = _lazy("loss", "nll_loss_forward")
+    nll_loss_backward = _lazy("loss", "nll_loss_backward")
 
 
 def register() -> None:
-    from . import cat, fill, host, index, random, remap, tensor_copy  # NumPy only: Numba loads on first use
+    register_backend(CPUBackend())
 
-    register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
-                     elementwise_contiguous=elementwise_contiguous, scan=scan, reduce=reduce,
-                     reduce_contiguous=reduce_contiguous,
-                     fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
-                     read_scalar=host.read_scalar, matmul=matmul, remap=remap.remap, cat=cat.cat,
-                     sort=sort, im2col=im2col, pool=pool, loss=loss,
-                     softmax_backward=softmax_backward)

@@ -1,8 +1,8 @@
-"""The CPU `im2col` stub: im2col / col2im (PyTorch's Im2Col.cpp / Col2Im.cpp), the data movement
+"""The CPU im2col / col2im kernels (PyTorch's Im2Col.cpp / Col2Im.cpp), the data movement
 of convolution; the multiply-adds go to the matmul engine (BLAS).
 
-    im2col("im2col", x, kernel, dilation, padding, stride, out)   x (N, C, H, W) -> out (N, C*kh*kw, oh*ow)
-    im2col("col2im", cols, kernel, dilation, padding, stride, out) cols (N, C*kh*kw, L) -> out (N, C, H, W)
+    im2col(x, kernel, dilation, padding, stride, out)      x (N, C, H, W) -> out (N, C*kh*kw, oh*ow)
+    col2im(cols, kernel, dilation, padding, stride, out)   cols (N, C*kh*kw, L) -> out (N, C, H, W)
 
 Tensors come contiguous from jtorch/native/convolution.py; `out` is written whole (col2im
 zero-fills, then adds every column element into its pixel). Rows of the column matrix are
@@ -67,30 +67,31 @@ def _col2im(cols, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, out):
                                 img[iy, ix] += src[base + xo]
 
 
-def im2col(kind: str, src: Any, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple, out: Any) -> None:
+def _geometry(img: Any, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple) -> tuple[int, int]:
+    H, W = img._size[2], img._size[3]
+    oh = (H + 2 * padding[0] - (dilation[0] * (kernel[0] - 1) + 1)) // stride[0] + 1
+    ow = (W + 2 * padding[1] - (dilation[1] * (kernel[1] - 1) + 1)) // stride[1] + 1
+    return oh, ow
+
+
+def im2col(src: Any, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple, out: Any) -> None:
     if out.numel() == 0:
         return
-    kh, kw = kernel
-    dh, dw = dilation
-    ph, pw = padding
-    sh, sw = stride
+    oh, ow = _geometry(src, kernel, dilation, padding, stride)
     a, o = numpy_view(src), numpy_view(out)
-    if kind == "im2col":
-        H, W = src._size[2], src._size[3]
-        oh = (H + 2 * ph - (dh * (kh - 1) + 1)) // sh + 1
-        ow = (W + 2 * pw - (dw * (kw - 1) + 1)) // sw + 1
-        if a.dtype == np.float16:  # a copy: move the bits (Numba has no float16; +0.0 is all zero bits)
-            a, o = a.view(np.uint16), o.view(np.uint16)
-        _im2col(a, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, o)
-    elif kind == "col2im":
-        H, W = out._size[2], out._size[3]
-        oh = (H + 2 * ph - (dh * (kh - 1) + 1)) // sh + 1
-        ow = (W + 2 * pw - (dw * (kw - 1) + 1)) // sw + 1
-        if a.dtype == np.float16:  # sums in float32 (torch's opmath for half), rounded once
-            o32 = np.empty(o.shape, np.float32)
-            _col2im(a.astype(np.float32), kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, o32)
-            o[...] = o32
-            return
-        _col2im(a, kh, kw, dh, dw, ph, pw, sh, sw, oh, ow, o)
-    else:
-        raise NotImplementedError(f"the CPU im2col stub has no kind '{kind}'")
+    if a.dtype == np.float16:  # a copy: move the bits (Numba has no float16; +0.0 is all zero bits)
+        a, o = a.view(np.uint16), o.view(np.uint16)
+    _im2col(a, *kernel, *dilation, *padding, *stride, oh, ow, o)
+
+
+def col2im(src: Any, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple, out: Any) -> None:
+    if out.numel() == 0:
+        return
+    oh, ow = _geometry(out, kernel, dilation, padding, stride)
+    a, o = numpy_view(src), numpy_view(out)
+    if a.dtype == np.float16:  # sums in float32 (torch's opmath for half), rounded once
+        o32 = np.empty(o.shape, np.float32)
+        _col2im(a.astype(np.float32), *kernel, *dilation, *padding, *stride, oh, ow, o32)
+        o[...] = o32
+        return
+    _col2im(a, *kernel, *dilation, *padding, *stride, oh, ow, o)

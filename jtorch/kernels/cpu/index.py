@@ -1,14 +1,12 @@
-"""The CPU index stub: advanced indexing with index arrays already expanded, checked and on the host.
+"""The CPU indexing kernels: advanced indexing with index arrays already expanded, checked and on the host.
 
-  index("index", out, self, key)                      out[...] = self[key]
-  index("index_put", self, key, values, accumulate)   self[key] = values (or +=, duplicates summing)
-
-  index("index_map", imap, shape, dst, dst_strides, src, src_strides, index, index_strides,
-        index_stride, index_size, extras)         a declared IndexMap (index_map.py)
-  index("index_bounds", index, lo, hi)          the first value outside [lo, hi) in index's
-                                                logical order, as an int, or None
-  index("nonzero", t)                           the coordinates of t's non-zero elements, an
-                                                int64 (count, ndim) NumPy array
+  index(out, self, key)                       out[...] = self[key]
+  index_put(self, key, values, accumulate)    self[key] = values (or +=, duplicates summing)
+  first_out_of_range(index, lo, hi)           the first value outside [lo, hi) in index's logical
+                                              order, as an int, or None (the contract's index_bounds)
+  nonzero(t)                                  the coordinates of t's non-zero elements, an int64
+                                              (count, ndim) NumPy array
+(index_map.py runs a declared IndexMap.)
 
 `key` has one entry per leading dimension of self: None (the whole dimension) or an int64 NumPy
 array; the arrays broadcast together and NumPy's placement of the broadcast dimensions is
@@ -35,25 +33,18 @@ def first_out_of_range(t: Any, lo: int, hi: int) -> int | None:
     return int(a[(a < lo) | (a >= hi)][0])
 
 
-def index(kind: str, *args: Any) -> Any:
-    if kind == "index":
-        out, self, key = args
-        numpy_view(out)[...] = numpy_view(self)[_key(key)]
-    elif kind == "index_put":
-        self, key, values, accumulate = args
-        a, v = numpy_view(self), numpy_view(values)
-        if accumulate:
-            np.add.at(a, _key(key), v)
-        else:
-            a[_key(key)] = v
-    elif kind == "index_map":
-        from .index_map import run
 
-        run(*args)
-    elif kind == "index_bounds":
-        return first_out_of_range(*args)
-    elif kind == "nonzero":
-        (t,) = args
-        return np.argwhere(numpy_view(t)).astype(np.int64, copy=False)
+def index(out: Any, self: Any, key: list) -> None:
+    numpy_view(out)[...] = numpy_view(self)[_key(key)]
+
+
+def index_put(self: Any, key: list, values: Any, accumulate: bool) -> None:
+    a, v = numpy_view(self), numpy_view(values)
+    if accumulate:
+        np.add.at(a, _key(key), v)
     else:
-        raise NotImplementedError(f"the CPU index stub has no kind '{kind}'")
+        a[_key(key)] = v
+
+
+def nonzero(t: Any) -> np.ndarray:
+    return np.argwhere(numpy_view(t)).astype(np.int64, copy=False)

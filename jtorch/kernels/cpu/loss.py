@@ -1,9 +1,8 @@
-"""The CPU `loss` stub: nll_loss forward and backward (PyTorch's LossNLL.cpp, nll_loss_out_frame
+"""The CPU loss kernels: nll_loss forward and backward (PyTorch's LossNLL.cpp, nll_loss_out_frame
 and nll_loss_backward_out_frame).
 
-    loss("nll_loss_forward", x, target, weight | None, reduction, ignore_index, out, total_weight)
-    loss("nll_loss_backward", grad_output, target, weight | None, reduction, ignore_index,
-         total_weight, grad_input)
+    nll_loss_forward(x, target, weight | None, reduction, ignore_index, out, total_weight)
+    nll_loss_backward(grad_output, target, weight | None, reduction, ignore_index, total_weight, grad_input)
 
 x and grad_input are contiguous (N, C) or (C,) (one sample), target holds N int64 class indices,
 weight C values; every tensor is contiguous and in one float dtype (jtorch/native/loss.py sees to
@@ -85,19 +84,19 @@ def _checked(rows: Any, target: Any, ignore_index: int) -> tuple:
     return n, c, tb, to, (int(tb[to + bad]) if bad >= 0 else None)
 
 
-def loss(kind: str, *args: Any) -> int | None:
-    if kind == "nll_loss_forward":
-        x, target, weight, reduction, ignore_index, out, tw = args
-        n, c, tb, to, bad = _checked(x, target, ignore_index)
-        if bad is None:
-            wb, wo = _d(weight) if weight is not None else (_d(x)[0], 0)
-            _forward(*_d(x), tb, to, wb, wo, weight is not None, n, c, reduction, ignore_index, *_d(out), *_d(tw))
-        return bad
-    if kind == "nll_loss_backward":
-        g, target, weight, reduction, ignore_index, tw, gi = args
-        n, c, tb, to, bad = _checked(gi, target, ignore_index)
-        if bad is None:
-            wb, wo = _d(weight) if weight is not None else (_d(g)[0], 0)
-            _backward(*_d(g), tb, to, wb, wo, weight is not None, n, c, reduction, ignore_index, *_d(tw), *_d(gi))
-        return bad
-    raise NotImplementedError(f"the CPU loss stub has no kind '{kind}'")
+def nll_loss_forward(x: Any, target: Any, weight: Any, reduction: int, ignore_index: int, out: Any,
+                     tw: Any) -> int | None:
+    n, c, tb, to, bad = _checked(x, target, ignore_index)
+    if bad is None:
+        wb, wo = _d(weight) if weight is not None else (_d(x)[0], 0)
+        _forward(*_d(x), tb, to, wb, wo, weight is not None, n, c, reduction, ignore_index, *_d(out), *_d(tw))
+    return bad
+
+
+def nll_loss_backward(g: Any, target: Any, weight: Any, reduction: int, ignore_index: int, tw: Any,
+                      gi: Any) -> int | None:
+    n, c, tb, to, bad = _checked(gi, target, ignore_index)
+    if bad is None:
+        wb, wo = _d(weight) if weight is not None else (_d(g)[0], 0)
+        _backward(*_d(g), tb, to, wb, wo, weight is not None, n, c, reduction, ignore_index, *_d(tw), *_d(gi))
+    return bad

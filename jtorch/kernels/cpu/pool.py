@@ -1,13 +1,13 @@
-"""The CPU `pool` stub: 2-d max, average and adaptive average pooling, forward and backward
+"""The CPU pooling kernels: 2-d max, average and adaptive average pooling, forward and backward
 (PyTorch's MaxPoolKernel.cpp, AvgPoolKernel.cpp, AdaptiveAvgPoolKernel.cpp, NCHW paths).
 
-    pool("max_pool2d", x, kernel, stride, padding, dilation, out, indices)
-    pool("max_pool2d_backward", grad_out, indices, grad_in)
-    pool("avg_pool2d", x, kernel, stride, padding, count_include_pad, divisor, out)      divisor 0: none
-    pool("avg_pool2d_backward", grad_out, kernel, stride, padding, count_include_pad, divisor, grad_in)
-    pool("adaptive_avg_pool2d", x, out)
-    pool("adaptive_avg_pool2d_backward", grad_out, grad_in)
-    pool("adaptive_max_pool2d", x, out, indices)        (backward: "max_pool2d_backward")
+    max_pool2d(x, kernel, stride, padding, dilation, out, indices)
+    max_pool2d_backward(grad_out, indices, grad_in)             (adaptive_max_pool2d's backward too)
+    avg_pool2d(x, kernel, stride, padding, count_include_pad, divisor, out)      divisor 0: none
+    avg_pool2d_backward(grad_out, kernel, stride, padding, count_include_pad, divisor, grad_in)
+    adaptive_avg_pool2d(x, out)
+    adaptive_avg_pool2d_backward(grad_out, grad_in)
+    adaptive_max_pool2d(x, out, indices)
 
 Every tensor is contiguous (N, C, H, W) (jtorch/native/pooling.py makes them so); outputs are
 written whole. Max pooling saves the flat index h * W + w of each maximum in its plane and
@@ -247,41 +247,61 @@ def _adaptive_max_pool2d(x, out, ind):
 _F16 = np.dtype(np.float16)
 
 
-def pool(kind: str, *args: Any) -> None:
+def _views(args: tuple, out: int, run: Any) -> None:
+    """run(NumPy views of args), each tensor viewed; nothing to do for an empty last output. Numba
+    has no float16 on the CPU: float16 arrays are computed in float32 (torch's opmath for half) and
+    the output at position `out` rounded once."""
     a = [numpy_view(t) if hasattr(t, "_storage") else t for t in args]
     if a[-1].size == 0:
         return
     if any(isinstance(v, np.ndarray) and v.dtype == _F16 for v in a):
-        # Numba has no float16 on the CPU: compute in float32 (torch's opmath for half) and round once
         wide = [v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype == _F16 else v for v in a]
-        _run(kind, wide)
-        out = -2 if kind in ("max_pool2d", "adaptive_max_pool2d") else -1
+        run(*wide)
         a[out][...] = wide[out]
         return
-    _run(kind, a)
+    run(*a)
 
 
-def _run(kind: str, a: list) -> None:
-    if kind == "max_pool2d":
-        x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), out, ind = a
-        _max_pool2d(x, kh, kw, sh, sw, ph, pw, dh, dw, out, ind)
-    elif kind == "max_pool2d_backward":
-        g, ind, gin = a
+def max_pool2d(x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, out: Any, ind: Any) -> None:
+    def run(x: Any, k: tuple, s: tuple, p: tuple, d: tuple, out: Any, ind: Any) -> None:
+        _max_pool2d(x, *k, *s, *p, *d, out, ind)
+
+    _views((x, kernel, stride, padding, dilation, out, ind), -2, run)
+
+
+def max_pool2d_backward(grad_out: Any, ind: Any, grad_in: Any) -> None:
+    def run(g: Any, ind: Any, gin: Any) -> None:
         if g.size == 0:
             gin[...] = 0
-            return
-        _max_pool2d_backward(g, ind, gin)
-    elif kind == "avg_pool2d":
-        x, (kh, kw), (sh, sw), (ph, pw), include_pad, divisor, out = a
-        _avg_pool2d(x, kh, kw, sh, sw, ph, pw, include_pad, divisor, out, out.dtype.type(0))
-    elif kind == "avg_pool2d_backward":
-        g, (kh, kw), (sh, sw), (ph, pw), include_pad, divisor, gin = a
-        _avg_pool2d_backward(g, kh, kw, sh, sw, ph, pw, include_pad, divisor, gin)
-    elif kind == "adaptive_avg_pool2d":
-        _adaptive_avg_pool2d(a[0], a[1], a[1].dtype.type(0))
-    elif kind == "adaptive_max_pool2d":
-        _adaptive_max_pool2d(*a)
-    elif kind == "adaptive_avg_pool2d_backward":
-        _adaptive_avg_pool2d_backward(*a)
-    else:
-        raise NotImplementedError(f"the CPU pool stub has no kind '{kind}'")
+        else:
+            _max_pool2d_backward(g, ind, gin)
+
+    _views((grad_out, ind, grad_in), -1, run)
+
+
+def avg_pool2d(x: Any, kernel: tuple, stride: tuple, padding: tuple, include_pad: bool, divisor: int,
+               out: Any) -> None:
+    def run(x: Any, k: tuple, s: tuple, p: tuple, include_pad: bool, divisor: int, out: Any) -> None:
+        _avg_pool2d(x, *k, *s, *p, include_pad, divisor, out, out.dtype.type(0))
+
+    _views((x, kernel, stride, padding, include_pad, divisor, out), -1, run)
+
+
+def avg_pool2d_backward(grad_out: Any, kernel: tuple, stride: tuple, padding: tuple, include_pad: bool,
+                        divisor: int, grad_in: Any) -> None:
+    def run(g: Any, k: tuple, s: tuple, p: tuple, include_pad: bool, divisor: int, gin: Any) -> None:
+        _avg_pool2d_backward(g, *k, *s, *p, include_pad, divisor, gin)
+
+    _views((grad_out, kernel, stride, padding, include_pad, divisor, grad_in), -1, run)
+
+
+def adaptive_avg_pool2d(x: Any, out: Any) -> None:
+    _views((x, out), -1, lambda x, out: _adaptive_avg_pool2d(x, out, out.dtype.type(0)))
+
+
+def adaptive_avg_pool2d_backward(grad_out: Any, grad_in: Any) -> None:
+    _views((grad_out, grad_in), -1, _adaptive_avg_pool2d_backward)
+
+
+def adaptive_max_pool2d(x: Any, out: Any, ind: Any) -> None:
+    _views((x, out, ind), -2, _adaptive_max_pool2d)

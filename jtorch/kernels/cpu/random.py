@@ -1,4 +1,4 @@
-"""The CPU random stub: `random(kind, t, generator, params)` fills t (any strides) with samples.
+"""The CPU random kernels: each fills t (any strides) with samples (CPUBackend.uniform, ...).
 
 The caller (the backend-neutral sampler kernels of jtorch.native.random) has checked the
 arguments; this applies the transformation ATen applies to its random bits (`uniform_real`:
@@ -6,9 +6,8 @@ arguments; this applies the transformation ATen applies to its random bits (`uni
 coming from the Generator's NumPy PCG64 rather than PyTorch's mt19937: distributions match
 PyTorch, the streams do not.
 
-kinds and params:
-  uniform (from, to)   normal (mean, std)   exponential (lambd,)   random_from_to (from, range)
-  bernoulli_scalar (p,)   bernoulli_tensor (p_tensor,)   randperm (n,)
+The functions and their parameters are the contract's random methods (jtorch/backends.py),
+each taking the Generator's NumPy stream in place of the generator.
 """
 from __future__ import annotations
 
@@ -19,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
-from ...random import generator_rng
 from .host import numpy_view
 
 DIGITS = {_dt.float16: 11, _dt.float32: 24, _dt.float64: 53}  # std::numeric_limits<T>::digits
@@ -107,11 +105,3 @@ def bernoulli_tensor(t: Any, rng: np.random.Generator, p: Any) -> None:
 def randperm(t: Any, rng: np.random.Generator, n: int) -> None:
     _write(t, rng.permutation(n).astype(t.dtype.numpy))
 
-
-_KINDS = {"uniform": uniform, "normal": normal, "exponential": exponential, "random_from_to": random_from_to,
-          "bernoulli_scalar": bernoulli_scalar, "bernoulli_tensor": bernoulli_tensor, "randperm": randperm}
-
-
-def random(kind: str, t: Any, generator: Any, params: tuple) -> None:
-    """The random stub: draw from `generator` (or the default CPU generator) into t."""
-    _KINDS[kind](t, generator_rng(generator), *params)

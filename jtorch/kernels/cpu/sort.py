@@ -1,4 +1,4 @@
-"""The CPU `sort` stub: sort, topk/kthvalue, mode and the search/counting kernels.
+"""The CPU sorting kernels: sort, topk/kthvalue, mode and the search/counting kernels.
 
 Engine (measured, bench/bench_sorting.py): every element is mapped to an *ordered key*
 (order_keys.py), an unsigned integer whose order is torch's order of the values (NaN largest
@@ -13,15 +13,9 @@ one long row in parallel chunks); mode walks the runs of the sorted keys. Kernel
 buffers viewed as unsigned integers of the element's width, so one compile serves every dtype
 of that width.
 
-    sort("sort", x, dim, descending, values | None, indices)
-    sort("topk", x, k, dim, largest, values, indices)       (outputs: k along dim, sorted)
-    sort("kthvalue", x, k, dim, keepdim, values, indices)
-    sort("mode", x, dim, keepdim, values, indices)
-    sort("searchsorted", boundaries, x, right, sorter | None, out)
-    sort("unique", x, sorted, return_inverse, return_counts, dim | None, consecutive, alloc)
-    sort("isin", elements, test_elements, assume_unique, invert, out)
-    sort("bincount", x, weights | None, out)
-    sort("histc", x, lo, hi, out)          (lo < hi finite, checked by the caller)
+The contract's sort, topk, kthvalue, mode, searchsorted, unique, isin, bincount and histc
+(jtorch/backends.py, their arguments) are CPUBackend's methods over _sort, _topk, _mode, _search,
+_unique, _isin, _bincount and _histc below (histc: lo < hi finite, checked by the caller).
 """
 from __future__ import annotations
 
@@ -402,26 +396,3 @@ def _histc(x: Any, lo: float, hi: float, out: Any) -> None:
     pos[pos == bins] = bins - 1
     o[...] = np.bincount(pos, minlength=bins)[:bins]
 
-
-def sort(kind: str, *args: Any) -> None:
-    if kind == "sort":
-        _sort(*args)
-    elif kind == "topk":
-        _topk(*args)
-    elif kind == "kthvalue":
-        x, k, dim, keepdim, values, indices = args
-        _topk(x, k, dim, False, values, indices, True, keepdim)
-    elif kind == "mode":
-        _mode(*args)
-    elif kind == "searchsorted":
-        _search(*args)
-    elif kind == "unique":
-        _unique(*args)
-    elif kind == "isin":
-        _isin(*args)
-    elif kind == "bincount":
-        _bincount(*args)
-    elif kind == "histc":
-        _histc(*args)
-    else:
-        raise NotImplementedError(f"the CPU sort stub has no kind '{kind}'")

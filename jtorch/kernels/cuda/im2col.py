@@ -1,4 +1,4 @@
-"""The CUDA `im2col` stub, the twin of kernels/cpu/im2col.py (same arguments and layout).
+"""The CUDA im2col / col2im kernels, the twin of kernels/cpu/im2col.py (same arguments and layout).
 
 im2col: one thread per column element (n, row, l), reading its pixel or writing 0 in the padding.
 col2im: one thread per output pixel, gathering the column elements that land on it (torch's
@@ -72,22 +72,21 @@ def col2im_kernel(total, g, src, soff, dst, doff, zero):  # pragma: no cover - c
         i += step
 
 
-def im2col(kind: str, src: Any, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple, out: Any) -> None:
+def _launch(k: Any, img: Any, src: Any, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple, out: Any,
+            *extra: Any) -> None:
     total = out.numel()
     if total == 0:
         return
-    img = src if kind == "im2col" else out
     C, H, W = img._size[1], img._size[2], img._size[3]
     oh = (H + 2 * padding[0] - (dilation[0] * (kernel[0] - 1) + 1)) // stride[0] + 1
     ow = (W + 2 * padding[1] - (dilation[1] * (kernel[1] - 1) + 1)) // stride[1] + 1
     g = meta_array((C, H, W, *kernel, *dilation, *padding, *stride, oh, ow))
-    if kind == "im2col":
-        k = im2col_kernel
-    elif kind == "col2im":
-        k = col2im_kernel
-    else:
-        raise NotImplementedError(f"the CUDA im2col stub has no kind '{kind}'")
-    args = (total, g, src._storage.data, src._offset, out._storage.data, out._offset)
-    if kind == "col2im":
-        args += (out._storage.data.dtype.type(0),)
-    driver.launch(k, total, *args)
+    driver.launch(k, total, total, g, src._storage.data, src._offset, out._storage.data, out._offset, *extra)
+
+
+def im2col(src: Any, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple, out: Any) -> None:
+    _launch(im2col_kernel, src, src, kernel, dilation, padding, stride, out)
+
+
+def col2im(src: Any, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple, out: Any) -> None:
+    _launch(col2im_kernel, out, src, kernel, dilation, padding, stride, out, out._storage.data.dtype.type(0))

@@ -1,11 +1,6 @@
-"""The CUDA index stub, the twin of kernels/cpu/index.py (same kinds and arguments):
-
-  index("index", out, self, key)                      out[...] = self[key]
-  index("index_put", self, key, values, accumulate)   self[key] = values (or +=)
-  index("index_map", imap, shape, dst, dst_strides, src, src_strides, index, index_strides,
-        index_stride, index_size, extras)             a declared IndexMap
-  index("index_bounds", index, lo, hi)                first value outside [lo, hi), or None
-  index("nonzero", t)                                 int64 (count, ndim) NumPy array
+"""The CUDA indexing kernels, the twin of kernels/cpu/index.py (the contract's index, index_put,
+index_map, index_bounds and nonzero; CUDABackend binds _index, _index_put, run_map,
+first_out_of_range and nonzero):
 
 Everything runs as kernels on the device: the host only plans geometry (int64 arrays of shapes
 and strides) and uploads the index arrays that advanced indexing hands over on the host.
@@ -217,17 +212,3 @@ def nonzero(t: Any) -> np.ndarray:
                          out.data, ncols)
     return out.copy_to_host(0, total * ncols).reshape(total, ncols)
 
-
-def index(kind: str, *args: Any) -> Any:
-    if kind == "index":
-        _index(*args)
-    elif kind == "index_put":
-        _index_put(*args)
-    elif kind == "index_map":
-        run_map(*args)
-    elif kind == "index_bounds":
-        return first_out_of_range(*args)
-    elif kind == "nonzero":
-        return nonzero(*args)
-    else:
-        raise NotImplementedError(f"the CUDA index stub has no kind '{kind}'")

@@ -1,4 +1,4 @@
-"""The CUDA `loss` stub, the twin of kernels/cpu/loss.py (same kinds, arguments and result).
+"""The CUDA loss kernels, the twin of kernels/cpu/loss.py (same functions, arguments and result).
 
 nll_loss forward: one thread per sample writes its loss (reduction none) or its loss and weight
 into scratch, then one block sums them in a fixed tree order (deterministic, float64). The
@@ -116,40 +116,40 @@ def _first_bad(target: Any, n: int, c: int, ignore_index: int) -> int | None:
     return None if i >= n else int(target._storage.read(target._offset + i))
 
 
-def loss(kind: str, *args: Any) -> int | None:
-    if kind == "nll_loss_forward":
-        x, target, weight, reduction, ignore_index, out, tw = args
-        c = x._size[-1]
-        n = x._size[0] if x.dim() == 2 else 1
-        bad = _first_bad(target, n, c, ignore_index)
-        if bad is not None:
-            return bad
-        wb, wo = _d(weight) if weight is not None else (_d(x)[0], 0)
-        ob, oo = _d(out)
-        parts = ob if reduction == 0 else _scratch(np.zeros(2 * max(n, 1)))
-        if n:
-            driver.launch(forward_kernel, n, n, c, ignore_index, reduction, *_d(x), *_d(target), wb, wo,
-                          weight is not None, ob, oo, parts)
-        if reduction != 0:
-            driver.launch_blocks(sum_kernel, 1, _BLOCK, n, reduction, parts, ob, oo, *_d(tw))
-        else:
-            tb, to = _d(tw)
-            driver.launch_blocks(_zero_one, 1, 1, tb, to)
-        return None
-    if kind == "nll_loss_backward":
-        g, target, weight, reduction, ignore_index, tw, gi = args
-        c = gi._size[-1]
-        n = gi._size[0] if gi.dim() == 2 else 1
-        bad = _first_bad(target, n, c, ignore_index)
-        if bad is not None:
-            return bad
-        wb, wo = _d(weight) if weight is not None else (_d(g)[0], 0)
-        if gi.numel():
-            # one block: the zeroing must finish before the scatter (syncthreads orders them)
-            driver.launch_blocks(backward_kernel, 1, _BLOCK, n, c, ignore_index, reduction, *_d(g), *_d(target), wb,
-                                 wo, weight is not None, *_d(tw), *_d(gi))
-        return None
-    raise NotImplementedError(f"the CUDA loss stub has no kind '{kind}'")
+def nll_loss_forward(x: Any, target: Any, weight: Any, reduction: int, ignore_index: int, out: Any,
+                     tw: Any) -> int | None:
+    c = x._size[-1]
+    n = x._size[0] if x.dim() == 2 else 1
+    bad = _first_bad(target, n, c, ignore_index)
+    if bad is not None:
+        return bad
+    wb, wo = _d(weight) if weight is not None else (_d(x)[0], 0)
+    ob, oo = _d(out)
+    parts = ob if reduction == 0 else _scratch(np.zeros(2 * max(n, 1)))
+    if n:
+        driver.launch(forward_kernel, n, n, c, ignore_index, reduction, *_d(x), *_d(target), wb, wo,
+                      weight is not None, ob, oo, parts)
+    if reduction != 0:
+        driver.launch_blocks(sum_kernel, 1, _BLOCK, n, reduction, parts, ob, oo, *_d(tw))
+    else:
+        tb, to = _d(tw)
+        driver.launch_blocks(_zero_one, 1, 1, tb, to)
+    return None
+
+
+def nll_loss_backward(g: Any, target: Any, weight: Any, reduction: int, ignore_index: int, tw: Any,
+                      gi: Any) -> int | None:
+    c = gi._size[-1]
+    n = gi._size[0] if gi.dim() == 2 else 1
+    bad = _first_bad(target, n, c, ignore_index)
+    if bad is not None:
+        return bad
+    wb, wo = _d(weight) if weight is not None else (_d(g)[0], 0)
+    if gi.numel():
+        # one block: the zeroing must finish before the scatter (syncthreads orders them)
+        driver.launch_blocks(backward_kernel, 1, _BLOCK, n, c, ignore_index, reduction, *_d(g), *_d(target), wb,
+                             wo, weight is not None, *_d(tw), *_d(gi))
+    return None
 
 
 @cuda.jit(cache=True)

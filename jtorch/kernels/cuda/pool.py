@@ -1,4 +1,4 @@
-"""The CUDA `pool` stub, the twin of kernels/cpu/pool.py (same kinds and arguments).
+"""The CUDA pooling kernels, the twin of kernels/cpu/pool.py (same functions and arguments).
 
 Forward kernels: one thread per output element. Backward: average pooling gathers, per input
 pixel, the outputs whose window covers it (deterministic, as torch's avg_pool2d backward);
@@ -209,39 +209,58 @@ def _d(t: Any) -> tuple:
     return t._storage.data, t._offset
 
 
-def pool(kind: str, *args: Any) -> None:
-    out = args[-1]
+def max_pool2d(x: Any, k: tuple, s: tuple, p: tuple, d: tuple, out: Any, ind: Any) -> None:
     total = out.numel()
-    if total == 0:
-        return
-    if kind == "max_pool2d":
-        x, k, s, p, d, out, ind = args
+    if total:
         g = meta_array((x._size[2], x._size[3], out._size[2], out._size[3], *k, *s, *p, *d))
         driver.launch(max_pool_kernel, total, total, g, *_d(x), *_d(out), *_d(ind))
-    elif kind == "max_pool2d_backward":
-        gout, ind, gin = args
-        driver.launch(zero_kernel, total, total, *_d(gin))
-        n = gout.numel()
-        if n:
-            L = gout._size[2] * gout._size[3]
-            driver.launch(max_pool_backward_kernel, n, n, L, gin._size[2] * gin._size[3], *_d(gout), *_d(ind),
-                          *_d(gin))
-    elif kind in ("avg_pool2d", "avg_pool2d_backward"):
-        src, k, s, p, include_pad, divisor, dst = args
-        img, pooled = (src, dst) if kind == "avg_pool2d" else (dst, src)
+
+
+def max_pool2d_backward(gout: Any, ind: Any, gin: Any) -> None:
+    total = gin.numel()
+    if total == 0:
+        return
+    driver.launch(zero_kernel, total, total, *_d(gin))
+    n = gout.numel()
+    if n:
+        L = gout._size[2] * gout._size[3]
+        driver.launch(max_pool_backward_kernel, n, n, L, gin._size[2] * gin._size[3], *_d(gout), *_d(ind), *_d(gin))
+
+
+def _avg(kern: Any, img: Any, pooled: Any, src: Any, k: tuple, s: tuple, p: tuple, include_pad: bool, divisor: int,
+         dst: Any) -> None:
+    total = dst.numel()
+    if total:
         g = meta_array((img._size[2], img._size[3], pooled._size[2], pooled._size[3], *k, *s, *p,
                         int(include_pad), int(divisor)))
-        kern = avg_pool_kernel if kind == "avg_pool2d" else avg_pool_backward_kernel
         driver.launch(kern, total, total, g, *_d(src), *_d(dst), _zero(dst))
-    elif kind in ("adaptive_avg_pool2d", "adaptive_avg_pool2d_backward"):
-        src, dst = args
-        img, pooled = (src, dst) if kind == "adaptive_avg_pool2d" else (dst, src)
-        kern = adaptive_kernel if kind == "adaptive_avg_pool2d" else adaptive_backward_kernel
+
+
+def avg_pool2d(x: Any, k: tuple, s: tuple, p: tuple, include_pad: bool, divisor: int, out: Any) -> None:
+    _avg(avg_pool_kernel, x, out, x, k, s, p, include_pad, divisor, out)
+
+
+def avg_pool2d_backward(gout: Any, k: tuple, s: tuple, p: tuple, include_pad: bool, divisor: int, gin: Any) -> None:
+    _avg(avg_pool_backward_kernel, gin, gout, gout, k, s, p, include_pad, divisor, gin)
+
+
+def _adaptive(kern: Any, img: Any, pooled: Any, src: Any, dst: Any) -> None:
+    total = dst.numel()
+    if total:
         driver.launch(kern, total, total, img._size[2], img._size[3], pooled._size[2], pooled._size[3], *_d(src),
                       *_d(dst), _zero(dst))
-    elif kind == "adaptive_max_pool2d":
-        x, out, ind = args
+
+
+def adaptive_avg_pool2d(x: Any, out: Any) -> None:
+    _adaptive(adaptive_kernel, x, out, x, out)
+
+
+def adaptive_avg_pool2d_backward(gout: Any, gin: Any) -> None:
+    _adaptive(adaptive_backward_kernel, gin, gout, gout, gin)
+
+
+def adaptive_max_pool2d(x: Any, out: Any, ind: Any) -> None:
+    total = ind.numel()
+    if total:
         driver.launch(adaptive_max_kernel, total, total, x._size[2], x._size[3], out._size[2], out._size[3], *_d(x),
                       *_d(out), *_d(ind))
-    else:
-        raise NotImplementedError(f"the CUDA pool stub has no kind '{kind}'")

@@ -1,4 +1,4 @@
-"""The CUDA random stub: `random(kind, t, generator, params)` fills t with samples drawn from a
+"""The CUDA random kernels (the contract's uniform, normal, ...) fill t with samples drawn from a
 counter-based Philox4x32-10 stream (philox.py), as torch's CUDA generator does.
 
 The stream of a CUDA Generator is keyed by its 64-bit seed; its `_offset` counts the Philox
@@ -287,11 +287,3 @@ def randperm(t: Any, gen: Any, n: int) -> None:
     driver.launch(_copy_index, n, tg.data, tg.offset, idx.a, n)
     tg.finish()
 
-
-_KINDS = {"uniform": uniform, "normal": normal, "exponential": exponential, "random_from_to": random_from_to,
-          "bernoulli_scalar": bernoulli_scalar, "bernoulli_tensor": bernoulli_tensor, "randperm": randperm}
-
-
-def random(kind: str, t: Any, generator: Any, params: tuple) -> None:
-    """The random stub: draw from `generator` (or the default CUDA generator) into t."""
-    _KINDS[kind](t, _generator(generator), *params)

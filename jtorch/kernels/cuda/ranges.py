@@ -1,7 +1,7 @@
-"""The CUDA `range` stub: arange and linspace values computed on the device, one thread per element.
+"""The CUDA range kernels: arange and linspace values computed on the device, one thread per element.
 
-    fill_range("arange", out, start, step, chunk, vec)  out[i] = start + step * i (as the CPU rounds)
-    fill_range("linspace", out, start, end, steps)  from both ends, as torch's linspace kernels do
+    arange(out, start, step, chunk, vec)  out[i] = start + step * i (as the CPU rounds)
+    linspace(out, start, end, steps)      from both ends, as torch's linspace kernels do
 
 `out` is 1-D (any stride); start/step/end come converted as the CPU path converts them (arange:
 int64 for integral dtypes, float32 for float16, float64 otherwise; linspace: the dtype's scalar). The arithmetic is the CPU stub's
@@ -138,23 +138,28 @@ def linspace_f16(out, off, st, n, start, end, step, halfway):
         i += cuda.gridsize(1)
 
 
-def fill_range(kind: str, out: Any, *args: Any) -> None:
-    """The `range` stub (see the module doc)."""
+def arange(out: Any, start: Any, step: Any, chunk: int, vec: int) -> None:
+    """out[i] = start + step * i, as the CPU rounds (see the module doc)."""
     n = out._size[0]
     if n == 0:
         return
     data, off, st = out._storage.data, out._offset, out._stride[0]
     dt = np.dtype(out._storage.data.dtype)
-    if kind == "arange":
-        start, step, chunk, vec = args
-        if dt.kind in "iub":
-            driver.launch(arange_int, n, data, off, st, n, np.int64(start), np.int64(step))
-        elif dt == np.float16:  # accumulate type float32
-            driver.launch(arange_f32, n, data, off, st, n, np.float32(start), np.float32(step), chunk, vec)
-        else:  # float32 and float64 accumulate in float64
-            driver.launch(arange_f64, n, data, off, st, n, np.float64(start), np.float64(step), chunk, vec)
+    if dt.kind in "iub":
+        driver.launch(arange_int, n, data, off, st, n, np.int64(start), np.int64(step))
+    elif dt == np.float16:  # accumulate type float32
+        driver.launch(arange_f32, n, data, off, st, n, np.float32(start), np.float32(step), chunk, vec)
+    else:  # float32 and float64 accumulate in float64
+        driver.launch(arange_f64, n, data, off, st, n, np.float64(start), np.float64(step), chunk, vec)
+
+
+def linspace(out: Any, start: Any, end: Any, steps: int) -> None:
+    """From both ends, as torch's linspace kernels do (see the module doc)."""
+    n = out._size[0]
+    if n == 0:
         return
-    start, end, steps = args
+    data, off, st = out._storage.data, out._offset, out._stride[0]
+    dt = np.dtype(out._storage.data.dtype)
     halfway = steps // 2
     with np.errstate(all="ignore"):
         if dt.kind in "iub":

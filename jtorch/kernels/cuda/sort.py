@@ -1,6 +1,6 @@
-"""The CUDA `sort` stub: sort, topk, kthvalue, mode, searchsorted, isin, bincount, histc, unique.
+"""The CUDA sorting kernels: sort, topk, kthvalue, mode, searchsorted, isin, bincount, histc, unique.
 
-The forms and argument orders are the CPU stub's (jtorch/kernels/cpu/sort.py). Sorting,
+Arguments are the contract's methods' (jtorch/backends.py; CUDABackend binds them here). Sorting,
 selection and mode run on the segmented bitonic sort of bitonic.py (ordered keys, ties by
 index: torch's stable order); topk and kthvalue read the first k / the k-th pair of each sorted
 row. searchsorted and isin are one thread per value (a binary search), bincount and histc use
@@ -10,7 +10,6 @@ copied back): its output sizes depend on the data.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from numba import cuda
@@ -281,25 +280,3 @@ def _unique(x: Tensor, sorted_: bool, return_inverse: bool, return_counts: bool,
         if h.size:
             dev._storage.copy_from_host(dev._offset, h)
 
-
-def sort(kind: str, *args: Any) -> None:
-    if kind == "sort":
-        _sort(*args)
-    elif kind == "topk":
-        _topk(*args)
-    elif kind == "kthvalue":
-        _kthvalue(*args)
-    elif kind == "mode":
-        _mode(*args)
-    elif kind == "searchsorted":
-        _search(*args)
-    elif kind == "unique":
-        _unique(*args)
-    elif kind == "isin":
-        _isin(*args)
-    elif kind == "bincount":
-        _bincount(*args)
-    elif kind == "histc":
-        _histc(*args)
-    else:
-        raise NotImplementedError(f"the CUDA sort stub has no kind '{kind}'")
