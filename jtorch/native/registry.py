@@ -302,6 +302,7 @@ def _missing_reported(nf: NativeFunction, key: str, kernel: Callable, undo: list
     registration is withdrawn and the dispatcher reports its own "Could not run ..." error. Backends
     implementing the whole contract (CPU, CUDA) register their kernels unwrapped."""
     from ..backends import MissingKernel
+    from ..dispatcher.table import report_error
     from ..keyset import DispatchKeySet, parse_dispatch_key
 
     def kernel_or_missing(*args: Any, **kwargs: Any) -> Any:
@@ -315,7 +316,7 @@ def _missing_reported(nf: NativeFunction, key: str, kernel: Callable, undo: list
                 raise
             while undo:
                 undo.pop()()
-            entry.report_error(int(DispatchKeySet([parse_dispatch_key(key)])))
+            report_error(entry, int(DispatchKeySet([parse_dispatch_key(key)])))
             raise  # pragma: no cover - report_error raises
 
     return kernel_or_missing
