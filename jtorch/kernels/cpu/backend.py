@@ -111,12 +111,12 @@ def softmax_backward(*args: Any) -> None:
 
 
 def register() -> None:
-    from . import cat, fill, host, index, random, remap, tensor_copy  # NumPy only: Numba loads on first use
+    from . import cat, copy, fill, host, index, random, remap  # NumPy only: Numba loads on first use
 
     register_backend("cpu", "CPU", storage=_storage, elementwise=elementwise,
                      elementwise_contiguous=elementwise_contiguous, scan=scan, reduce=reduce,
                      reduce_contiguous=reduce_contiguous,
-                     fill=fill.fill, copy=tensor_copy.copy, random=random.random, index=index.index,
+                     fill=fill.fill, copy=copy.copy, random=random.random, index=index.index,
                      read_scalar=host.read_scalar, matmul=matmul, remap=remap.remap, cat=cat.cat,
                      sort=sort, im2col=im2col, pool=pool, loss=loss,
                      softmax_backward=softmax_backward)
