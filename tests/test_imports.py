@@ -387,3 +387,46 @@ def test_the_backend_scanner_sees_backend_imports(src, found, monkeypatch):
     path = ROOT / "native" / "binary.py"
     monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: src)
     assert backend_imports(path) == found
+
+
+# Backends share code through kernels/common only: a backend directory is its launches.
+BACKEND_PACKAGES = ("jtorch.kernels.cpu", "jtorch.kernels.cuda")
+SHARED_PACKAGE = "jtorch.kernels.common"
+
+
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_backends_import_nothing_from_each_other():
+    bad = []
+    for path in FILES:
+        importer = module_name(path)
+        own = next((p for p in BACKEND_PACKAGES if _in(importer, p)), None)
+        if own is None:
+            continue
+        for line, target in imports(path):
+            if any(_in(target, p) for p in BACKEND_PACKAGES if p != own):
+                bad.append(f"{path.relative_to(ROOT.parent)}:{line}: {importer} imports {target}")
+    assert not bad, "one backend imports another (move what they share to kernels/common):\n" + "\n".join(bad)
+
+
+def test_shared_kernel_code_imports_no_backend():
+    bad = [f"{path.relative_to(ROOT.parent)}:{line}: {module_name(path)} imports {target}"
+           for path in FILES if _in(module_name(path), SHARED_PACKAGE)
+           for line, target in imports(path) if any(_in(target, p) for p in BACKEND_PACKAGES)]
+    assert not bad, "kernels/common imports a backend:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("src, importer, bad", [
+    ("def f():\n    from ..cpu import sort\n", "cuda/sort.py", True),  # function level counts
+    ("from ..common.cache import enable_package_cache\n", "cuda/sort.py", False),
+    ("import jtorch.kernels.cuda.driver\n", "cpu/sort.py", True),
+    ("from . import threads\n", "cpu/sort.py", False),
+])
+def test_the_backend_check_sees_cross_backend_imports(src, importer, bad, monkeypatch):
+    path = ROOT / "kernels" / importer
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: src)
+    own = "jtorch.kernels." + importer.split("/")[0]
+    found = [t for _, t in imports(path) if any(_in(t, p) for p in BACKEND_PACKAGES if p != own)]
+    assert bool(found) == bad

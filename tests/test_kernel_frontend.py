@@ -295,9 +295,9 @@ def _both_kernels(names: list[str]):
     that Numba caches them on disk: a warm run compiles nothing)."""
     import hashlib
 
-    from jtorch.kernels.cpu import cache
+    from jtorch.kernels.common import cache
     lines = ["import numba", "import numpy as np", "import jtorch.kernels.jmath as jmath",
-             "from jtorch.kernels.cpu.cache import enable_cache", ""]
+             "from jtorch.kernels.common.cache import enable_cache", ""]
     for fname, call in (("new", lambda n: f"jmath.{n}"), ("old", lambda n: f"np.{_PAIRS[n].__name__}")):
         lines += ["@enable_cache", "@numba.njit(error_model='numpy', nogil=True)",
                   f"def {fname}(x, out):", "    for i in range(x.size):"]

@@ -19,7 +19,7 @@ import pytest
 
 from jtorch.kernels.cpu import _test_scalar_fns as F
 from jtorch.kernels.cpu import fastmath
-from jtorch.kernels.cpu.copy import copy
+from jtorch.kernels.cpu.copy_loops import copy
 from jtorch.kernels.cpu.loops import GRAIN_SIZE, ArrayOperand, launch
 
 PAR = GRAIN_SIZE + 37  # just above the grain size: the parallel loops, odd chunk boundaries
@@ -316,7 +316,7 @@ _SCRIPT = textwrap.dedent("""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         from jtorch.kernels.cpu import _test_scalar_fns as F
-        from jtorch.kernels.cpu.cache import KernelCacheWarning
+        from jtorch.kernels.common.cache import KernelCacheWarning
         from jtorch.kernels.cpu.loops import ArrayOperand, launch, _kernels
         a, b, o = np.arange(10.0), np.full(10, 3.0), np.empty(10)
         launch(F.mul, (10,), [ArrayOperand(o, 0, (1,)), ArrayOperand(a, 0, (1,)),
@@ -394,3 +394,15 @@ def test_unwritable_cache_dir_warns_once(tmp_path, how):
     assert len(res["warnings"]) == 1 and "not writable" in res["warnings"][0]
     if how == "chmod":
         assert os.listdir(root) == []
+
+
+def test_package_kernel_cache_key_follows_callees_in_other_modules():
+    """A hand-written kernel calling a function of another jtorch module (kernels/common's row
+    bodies and windows) is cached under a key that includes that module's source: Numba itself
+    sees only the kernel's own file (numba#1833)."""
+    from jtorch.kernels.common.cache import _callees_digest
+    from jtorch.kernels.cpu import pool, softmax_backward
+    from jtorch.kernels.frontend import module_digest
+
+    assert _callees_digest(softmax_backward._rows.py_func) == module_digest("jtorch.kernels.common.softmax_rows")
+    assert module_digest("jtorch.kernels.common.pool_windows") in _callees_digest(pool._max_pool2d.py_func)

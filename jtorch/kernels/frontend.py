@@ -1,10 +1,11 @@
 """Target-neutral front end of kernel generation: ONE scalar function -> a *scalar module*.
 
 A scalar function says what an operator computes on one element; back ends (the CPU's Numba
-loops in ``jtorch/kernels/cpu/codegen.py``, a ``numba.cuda`` back end later) say how it runs.
-This module collects a scalar function and everything it uses into a :class:`ScalarModule`
-(imports, constants, the functions' sources) that any back end wraps with its own decorators
-and loops. Nothing here imports Numba's targets or knows about threads, buffers or devices.
+loops in ``jtorch/kernels/cpu/codegen.py``, the ``numba.cuda`` kernels of
+``jtorch/kernels/cuda/codegen.py``) say how it runs. This module collects a scalar function
+and everything it uses into a :class:`ScalarModule` (imports, constants, the functions' sources)
+that any back end wraps with its own decorators and loops. Nothing here imports Numba's targets
+or knows about threads, buffers or devices.
 
 Rules for scalar functions (checked by :func:`collect`, with a clear TypeError when broken):
 
@@ -36,13 +37,12 @@ as scalar functions, so every target can compile them. A back end subscribes wit
 implementations first where it has a better one, or where the neutral selector returns None
 (the target-specific entries listed in ``jmath.TARGET_SPECIFIC``).
 
-What a back end provides (the CPU back end does all of this in ``cpu/codegen.py``; a CUDA back
-end in ``jtorch/kernels/cuda/`` would do the same with ``numba.cuda``):
+What a back end provides (``cpu/codegen.py`` and ``cuda/codegen.py`` each do all of this):
 
 1. A *header*: the imports its generated code needs, bound to ``_jt_``-prefixed names.
 2. A *marker* per re-emitted function, passed to :meth:`ScalarModule.source`: the statement(s)
    placed after each ``def`` that make it callable from the target's compiled code. CPU:
-   ``_jt_jit_scalar(name)`` (overloads with its per-type error models); CUDA would rebind
+   ``_jt_jit_scalar(name)`` (overloads with its per-type error models); CUDA rebinds
    ``name = _jt_cuda.jit(device=True)(name)``. The entry aliases (``_jt_fn = name``) follow all
    functions and markers, so they bind whatever the marker made of the function.
 3. Loops or kernels calling the entry points by their aliases (``_jt_fn`` by default).

@@ -134,44 +134,23 @@ def _recip(x):
 
 # ---- real or complex: math for reals, cmath for complex -----------------------------------------
 
-def sqrt(x):
-    """Square root (complex: principal branch)."""
-    return cmath.sqrt(x) if _py_complex(x) else math.sqrt(x)
+def _real_or_complex(name: str, doc: str):
+    """The helper `name`: math.<name> for real arguments, cmath.<name> for complex ones."""
+    real, cplx = getattr(math, name), getattr(cmath, name)
+
+    def stub(x):
+        return cplx(x) if _py_complex(x) else real(x)
+
+    stub.__name__ = stub.__qualname__ = name
+    stub.__doc__ = doc
+    implements(stub)(lambda x: same_as(cplx) if _is_complex(x) else same_as(real))
+    return stub
 
 
-@implements(sqrt)
-def _sqrt(x):
-    return same_as(cmath.sqrt) if _is_complex(x) else same_as(math.sqrt)
-
-
-def exp(x):
-    """e**x (the CPU computes float32 with a vectorizable polynomial)."""
-    return cmath.exp(x) if _py_complex(x) else math.exp(x)
-
-
-@implements(exp)
-def _exp(x):
-    return same_as(cmath.exp) if _is_complex(x) else same_as(math.exp)
-
-
-def log(x):
-    """Natural log (the CPU computes float32 with a vectorizable polynomial)."""
-    return cmath.log(x) if _py_complex(x) else math.log(x)
-
-
-@implements(log)
-def _log(x):
-    return same_as(cmath.log) if _is_complex(x) else same_as(math.log)
-
-
-def tanh(x):
-    """Hyperbolic tangent (the CPU computes float32 with a vectorizable polynomial)."""
-    return cmath.tanh(x) if _py_complex(x) else math.tanh(x)
-
-
-@implements(tanh)
-def _tanh(x):
-    return same_as(cmath.tanh) if _is_complex(x) else same_as(math.tanh)
+sqrt = _real_or_complex("sqrt", "Square root (complex: principal branch).")
+exp = _real_or_complex("exp", "e**x (the CPU computes float32 with a vectorizable polynomial).")
+log = _real_or_complex("log", "Natural log (the CPU computes float32 with a vectorizable polynomial).")
+tanh = _real_or_complex("tanh", "Hyperbolic tangent (the CPU computes float32 with a vectorizable polynomial).")
 
 
 def sigmoid(x):
@@ -283,84 +262,14 @@ def _log10(x):
     return _scaled_log(x, _LOG10E) if _is_complex(x) else same_as(math.log10)
 
 
-def sin(x):
-    """Sine."""
-    return cmath.sin(x) if _py_complex(x) else math.sin(x)
-
-
-def cos(x):
-    """Cosine."""
-    return cmath.cos(x) if _py_complex(x) else math.cos(x)
-
-
-def tan(x):
-    """Tangent."""
-    return cmath.tan(x) if _py_complex(x) else math.tan(x)
-
-
-def asin(x):
-    """Arc sine."""
-    return cmath.asin(x) if _py_complex(x) else math.asin(x)
-
-
-def acos(x):
-    """Arc cosine."""
-    return cmath.acos(x) if _py_complex(x) else math.acos(x)
-
-
-def atan(x):
-    """Arc tangent."""
-    return cmath.atan(x) if _py_complex(x) else math.atan(x)
-
-
-def sinh(x):
-    """Hyperbolic sine."""
-    return cmath.sinh(x) if _py_complex(x) else math.sinh(x)
-
-
-def cosh(x):
-    """Hyperbolic cosine."""
-    return cmath.cosh(x) if _py_complex(x) else math.cosh(x)
-
-
-@implements(sin)
-def _sin(x):
-    return same_as(cmath.sin) if _is_complex(x) else same_as(math.sin)
-
-
-@implements(cos)
-def _cos(x):
-    return same_as(cmath.cos) if _is_complex(x) else same_as(math.cos)
-
-
-@implements(tan)
-def _tan(x):
-    return same_as(cmath.tan) if _is_complex(x) else same_as(math.tan)
-
-
-@implements(asin)
-def _asin(x):
-    return same_as(cmath.asin) if _is_complex(x) else same_as(math.asin)
-
-
-@implements(acos)
-def _acos(x):
-    return same_as(cmath.acos) if _is_complex(x) else same_as(math.acos)
-
-
-@implements(atan)
-def _atan(x):
-    return same_as(cmath.atan) if _is_complex(x) else same_as(math.atan)
-
-
-@implements(sinh)
-def _sinh(x):
-    return same_as(cmath.sinh) if _is_complex(x) else same_as(math.sinh)
-
-
-@implements(cosh)
-def _cosh(x):
-    return same_as(cmath.cosh) if _is_complex(x) else same_as(math.cosh)
+sin = _real_or_complex("sin", "Sine.")
+cos = _real_or_complex("cos", "Cosine.")
+tan = _real_or_complex("tan", "Tangent.")
+asin = _real_or_complex("asin", "Arc sine.")
+acos = _real_or_complex("acos", "Arc cosine.")
+atan = _real_or_complex("atan", "Arc tangent.")
+sinh = _real_or_complex("sinh", "Hyperbolic sine.")
+cosh = _real_or_complex("cosh", "Hyperbolic cosine.")
 
 
 # ---- rounding and remainders (integers are their own floor; floats are target-specific) ---------

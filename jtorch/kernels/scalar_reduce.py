@@ -1,7 +1,7 @@
 """Reductions, declared by their scalar pieces (jtorch.kernels.reduction.Reduction); the backends
-generate their loops from these (jtorch/kernels/cpu/reduce_codegen.py).
+generate their loops from these (kernels/cpu/reduce_codegen.py, kernels/cuda/reduce_codegen.py).
 
-The pieces follow the rules of scalar functions (jtorch/kernels/cpu/codegen.py): plain module-level
+The pieces follow the rules of scalar functions (jtorch/kernels/frontend.py): plain module-level
 `def`s using `math` and jtorch helpers only. They see values in the accumulator's dtype (float16
 is accumulated in float32; integer and bool sums and products in int64, their inputs converted
 first, as PyTorch's make_reduction does); `like(x, v)` keeps float32 code in float32.

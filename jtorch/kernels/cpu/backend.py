@@ -17,12 +17,12 @@ from ...backends import Backend, LazyMethod, register_backend
 from ...random import generator_rng
 from ...storage import CPUStorage
 from . import cat as _cat
+from . import copy as _copy
 from . import fill as _fill
 from . import host as _host
 from . import index as _index
 from . import random as _random
 from . import remap as _remap
-from . import tensor_copy as _tensor_copy
 from .matmul import matmul as _matmul  # NumPy only: Numba loads with the first integer product
 from .threads import static_num_chunks
 
@@ -40,7 +40,7 @@ class CPUBackend(Backend):
     storage_from_numpy = CPUStorage
     numpy_view = staticmethod(_host.numpy_view)
     fill = staticmethod(_fill.fill)
-    copy = staticmethod(_tensor_copy.copy)
+    copy = staticmethod(_copy.copy)
     read_scalar = staticmethod(_host.read_scalar)
     remap = staticmethod(_remap.remap)
     cat = staticmethod(_cat.cat)

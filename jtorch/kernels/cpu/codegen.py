@@ -117,7 +117,7 @@ frontend.on_target(_register_helper)
 _HEADER = ("import numba as _jt_nb\n"
            "import numpy as _jt_np\n"
            "from jtorch.kernels.cpu.codegen import jit_scalar as _jt_jit_scalar\n"
-           "from jtorch.kernels.cpu.cache import enable_cache as _jt_cache\n"
+           "from jtorch.kernels.common.cache import enable_cache as _jt_cache\n"
            "from jtorch.kernels.cpu.odometer import start_row as _jt_start_row, "
            "next_row as _jt_next_row\n")
 

@@ -16,7 +16,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from .cache import enable_package_cache
+from ..common.cache import enable_package_cache
 from .host import numpy_view
 
 

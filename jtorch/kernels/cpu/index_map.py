@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from ...geometry import index_map_geometry
+from ..common import cache
 from ..scalar_index import IndexMap
-from . import cache, index_codegen
+from . import index_codegen
 from .threads import launch_parallel, num_chunks
 
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

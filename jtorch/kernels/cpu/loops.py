@@ -22,7 +22,8 @@ import numpy as np
 
 from ...codegen import compile_source
 from ...scalar import as_scalar  # noqa: F401  (the generated runners read scalars with it)
-from . import cache, codegen
+from ..common import cache
+from . import codegen
 from .threads import GRAIN_SIZE, launch_parallel, num_chunks, parallel_for
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numba
 
-from .cache import enable_package_cache
+from ..common.cache import enable_package_cache
 
 
 @enable_package_cache

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .cache import enable_package_cache
+from ..common.cache import enable_package_cache
 from .threads import num_chunks
 
 # Multiply-adds per chunk at least: about 0.2 ms of work (4-5 G int64 multiply-adds/s per core

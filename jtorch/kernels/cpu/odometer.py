@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numba
 
-from .cache import enable_package_cache
+from ..common.cache import enable_package_cache
 
 _jit = numba.njit(error_model="numpy", nogil=True)
 

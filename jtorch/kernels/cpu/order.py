@@ -10,7 +10,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from .cache import enable_package_cache
+from ..common.cache import enable_package_cache
+from ..common.reduce_plan import median_rows
 
 
 @enable_package_cache
@@ -25,7 +26,7 @@ def _median_rows(fk, n, s0, ib, io, ob, oo, yb, yo, wv):
     row = np.empty(n, ib.dtype)
     pin, po, py = io, oo, yo
     k = (n - 1) // 2
-    for q in range(m):
+    for _q in range(m):
         first_nan = -1
         for j in range(n):
             x = ib[pin + j * s0]
@@ -57,20 +58,9 @@ def _median_rows(fk, n, s0, ib, io, ob, oo, yb, yo, wv):
 
 def median(it: Any) -> None:
     """Lower medians along the iterator's reduced dim into its (values, indices) outputs."""
-    nout = it.num_outputs
-    src = it.operands[nout]
-    x = src.tensor
-    shape = tuple(it.shape) or (1,)
-    nd = len(shape)
-    in_st = list(src.strides) or [0]
-    vals, idx = it.operands[0], it.operands[nout - 1]
-    vst = list(vals.strides) or [0]
-    yst = list(idx.strides) or [0]
-    red = [d for d in range(nd) if yst[d] == 0 and shape[d] != 1]
-    n, s0 = (shape[red[0]], in_st[red[0]]) if red else (1, 0)
-    kept = [d for d in range(nd) if d not in red]
-    fk = np.array([len(kept), *(shape[d] for d in kept), *(in_st[d] for d in kept), *(vst[d] for d in kept),
-                   *(yst[d] for d in kept)], dtype=np.int64)
-    vt, yt = vals.tensor, idx.tensor
-    _median_rows(fk, n, s0, x._storage.data, x._offset, vt._storage.data, vt._offset, yt._storage.data,
-                 yt._offset, nout == 2)
+    p = median_rows(it)
+    if p.rows == 0:
+        return
+    x, vt, yt = p.x, p.values, p.indices
+    _median_rows(np.array(p.geometry, dtype=np.int64), p.n, p.stride, x._storage.data, x._offset, vt._storage.data,
+                 vt._offset, yt._storage.data, yt._offset, p.want_values)

@@ -21,8 +21,32 @@ from typing import Any
 import numba
 import numpy as np
 
-from .cache import enable_package_cache
+from ..common import pool_windows
+from ..common.cache import enable_package_cache
 from .host import numpy_view
+
+_max_window = numba.njit(inline="always")(pool_windows.max_window)
+_avg_window = numba.njit(inline="always")(pool_windows.avg_window)
+_avg_divisor = numba.njit(inline="always")(pool_windows.avg_divisor)
+_adaptive_window = numba.njit(inline="always")(pool_windows.adaptive_window)
+_window_sum = numba.njit(inline="always")(pool_windows.window_sum)
+_window_max = numba.njit(inline="always")(pool_windows.window_max)
+
+
+@numba.njit(inline="always")
+def _window_add(plane, h0, h1, w0, w1, v):
+    for ih in range(h0, h1):
+        for iw in range(w0, w1):
+            plane[ih, iw] += v
+
+
+@numba.njit(inline="always")
+def _zeroed_plane(gin, n, c):
+    plane = gin[n, c]
+    for yy in range(gin.shape[2]):
+        for xx in range(gin.shape[3]):
+            plane[yy, xx] = 0
+    return plane
 
 
 @enable_package_cache
@@ -34,50 +58,14 @@ def _max_pool2d(x, kh, kw, sh, sw, ph, pw, dh, dw, out, ind):
     for n in range(N):
         for c in range(C):
             plane = flat[n, c]
-            o = out[n, c]
-            oi = ind[n, c]
             for y in range(oh):
-                h0 = y * sh - ph
-                h1 = min(h0 + (kh - 1) * dh + 1, H)
-                while h0 < 0:
-                    h0 += dh
+                h0, h1 = _max_window(y, sh, ph, kh, dh, H)
                 nh = (h1 - h0 + dh - 1) // dh
                 for xo in range(ow):
-                    w0 = xo * sw - pw
-                    w1 = min(w0 + (kw - 1) * dw + 1, W)
-                    while w0 < 0:
-                        w0 += dw
-                    nw = (w1 - w0 + dw - 1) // dw
-                    best = h0 * W + w0
-                    m = plane[best]
-                    # the first element starts the running maximum (torch starts from -inf and the
-                    # first index: the same result, and no float64 in a float32 loop). A NaN test
-                    # in this loop makes it 3x slower (measured), so the loop only collects whether
-                    # the window holds a NaN (or an inf: v * 0 is NaN for both) and such windows
-                    # are redone with torch's rule: NaN wins, the last one's index.
-                    nan = m * 0
-                    for a in range(nh):
-                        row = (h0 + a * dh) * W + w0
-                        for b in range(nw):
-                            k = row + b * dw
-                            v = plane[k]
-                            nan += v * 0
-                            if v > m:
-                                m = v
-                                best = k
-                    if nan != nan:
-                        best = h0 * W + w0
-                        m = plane[best]
-                        for a in range(nh):
-                            row = (h0 + a * dh) * W + w0
-                            for b in range(nw):
-                                k = row + b * dw
-                                v = plane[k]
-                                if v > m or v != v:
-                                    m = v
-                                    best = k
-                    o[y, xo] = m
-                    oi[y, xo] = best
+                    w0, w1 = _max_window(xo, sw, pw, kw, dw, W)
+                    m, best = _window_max(plane, 0, W, h0, nh, dh, w0, (w1 - w0 + dw - 1) // dw, dw)
+                    out[n, c, y, xo] = m
+                    ind[n, c, y, xo] = best
 
 
 @enable_package_cache
@@ -87,10 +75,7 @@ def _max_pool2d_backward(g, ind, gin):
     oh, ow = g.shape[2], g.shape[3]
     for n in range(N):
         for c in range(C):
-            plane = gin[n, c]
-            for yy in range(H):
-                for xx in range(W):
-                    plane[yy, xx] = 0
+            plane = _zeroed_plane(gin, n, c)
             for y in range(oh):
                 for xo in range(ow):
                     k = ind[n, c, y, xo]
@@ -98,41 +83,24 @@ def _max_pool2d_backward(g, ind, gin):
                         plane[k // W, k % W] += g[n, c, y, xo]
 
 
-@numba.njit(inline="always")
-def _window(o, s, p, k, size):
-    """(start, end, padded size) of a pooling window along one dim, clipped to the input."""
-    a = o * s - p
-    b = min(a + k, size + p)
-    full = b - a
-    return max(a, 0), min(b, size), full
-
-
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
 def _avg_pool2d(x, kh, kw, sh, sw, ph, pw, include_pad, divisor, out, zero):
     N, C, H, W = x.shape
     oh, ow = out.shape[2], out.shape[3]
+    flat = x.reshape(N, C, H * W)
     for n in range(N):
         for c in range(C):
-            plane = x[n, c]
+            plane = flat[n, c]
             for y in range(oh):
-                h0, h1, hf = _window(y, sh, ph, kh, H)
+                h0, h1, hf = _avg_window(y, sh, ph, kh, H)
                 for xo in range(ow):
-                    w0, w1, wf = _window(xo, sw, pw, kw, W)
+                    w0, w1, wf = _avg_window(xo, sw, pw, kw, W)
                     if h0 >= h1 or w0 >= w1:
                         out[n, c, y, xo] = 0
                         continue
-                    s = zero  # of the element type: a float32 sum stays float32, as torch's
-                    for ih in range(h0, h1):
-                        for iw in range(w0, w1):
-                            s += plane[ih, iw]
-                    if divisor != 0:
-                        d = divisor
-                    elif include_pad:
-                        d = hf * wf
-                    else:
-                        d = (h1 - h0) * (w1 - w0)
-                    out[n, c, y, xo] = s / d
+                    s = _window_sum(plane, 0, W, h0, h1, w0, w1, zero)
+                    out[n, c, y, xo] = s / _avg_divisor(h0, h1, hf, w0, w1, wf, include_pad, divisor)
 
 
 @enable_package_cache
@@ -142,24 +110,13 @@ def _avg_pool2d_backward(g, kh, kw, sh, sw, ph, pw, include_pad, divisor, gin):
     oh, ow = g.shape[2], g.shape[3]
     for n in range(N):
         for c in range(C):
-            plane = gin[n, c]
-            for yy in range(H):
-                for xx in range(W):
-                    plane[yy, xx] = 0
+            plane = _zeroed_plane(gin, n, c)
             for y in range(oh):
-                h0, h1, hf = _window(y, sh, ph, kh, H)
+                h0, h1, hf = _avg_window(y, sh, ph, kh, H)
                 for xo in range(ow):
-                    w0, w1, wf = _window(xo, sw, pw, kw, W)
-                    if divisor != 0:
-                        d = divisor
-                    elif include_pad:
-                        d = hf * wf
-                    else:
-                        d = (h1 - h0) * (w1 - w0)
-                    v = g[n, c, y, xo] / d
-                    for ih in range(h0, h1):
-                        for iw in range(w0, w1):
-                            plane[ih, iw] += v
+                    w0, w1, wf = _avg_window(xo, sw, pw, kw, W)
+                    v = g[n, c, y, xo] / _avg_divisor(h0, h1, hf, w0, w1, wf, include_pad, divisor)
+                    _window_add(plane, h0, h1, w0, w1, v)
 
 
 @enable_package_cache
@@ -167,19 +124,15 @@ def _avg_pool2d_backward(g, kh, kw, sh, sw, ph, pw, include_pad, divisor, gin):
 def _adaptive_avg_pool2d(x, out, zero):
     N, C, H, W = x.shape
     oh, ow = out.shape[2], out.shape[3]
+    flat = x.reshape(N, C, H * W)
     for n in range(N):
         for c in range(C):
-            plane = x[n, c]
+            plane = flat[n, c]
             for y in range(oh):
-                h0 = (y * H) // oh
-                h1 = ((y + 1) * H + oh - 1) // oh
+                h0, h1 = _adaptive_window(y, H, oh)
                 for xo in range(ow):
-                    w0 = (xo * W) // ow
-                    w1 = ((xo + 1) * W + ow - 1) // ow
-                    s = zero
-                    for ih in range(h0, h1):
-                        for iw in range(w0, w1):
-                            s += plane[ih, iw]
+                    w0, w1 = _adaptive_window(xo, W, ow)
+                    s = _window_sum(plane, 0, W, h0, h1, w0, w1, zero)
                     out[n, c, y, xo] = s / (h1 - h0) / (w1 - w0)
 
 
@@ -190,20 +143,13 @@ def _adaptive_avg_pool2d_backward(g, gin):
     oh, ow = g.shape[2], g.shape[3]
     for n in range(N):
         for c in range(C):
-            plane = gin[n, c]
-            for yy in range(H):
-                for xx in range(W):
-                    plane[yy, xx] = 0
+            plane = _zeroed_plane(gin, n, c)
             for y in range(oh):
-                h0 = (y * H) // oh
-                h1 = ((y + 1) * H + oh - 1) // oh
+                h0, h1 = _adaptive_window(y, H, oh)
                 for xo in range(ow):
-                    w0 = (xo * W) // ow
-                    w1 = ((xo + 1) * W + ow - 1) // ow
+                    w0, w1 = _adaptive_window(xo, W, ow)
                     v = g[n, c, y, xo] / (h1 - h0) / (w1 - w0)
-                    for ih in range(h0, h1):
-                        for iw in range(w0, w1):
-                            plane[ih, iw] += v
+                    _window_add(plane, h0, h1, w0, w1, v)
 
 
 @enable_package_cache
@@ -216,30 +162,10 @@ def _adaptive_max_pool2d(x, out, ind):
         for c in range(C):
             plane = flat[n, c]
             for y in range(oh):
-                h0 = (y * H) // oh
-                h1 = ((y + 1) * H + oh - 1) // oh
+                h0, h1 = _adaptive_window(y, H, oh)
                 for xo in range(ow):
-                    w0 = (xo * W) // ow
-                    w1 = ((xo + 1) * W + ow - 1) // ow
-                    best = h0 * W + w0
-                    m = plane[best]
-                    nan = m * 0  # as in _max_pool2d: NaN windows are redone with torch's rule
-                    for ih in range(h0, h1):
-                        for iw in range(w0, w1):
-                            v = plane[ih * W + iw]
-                            nan += v * 0
-                            if v > m:
-                                m = v
-                                best = ih * W + iw
-                    if nan != nan:
-                        best = h0 * W + w0
-                        m = plane[best]
-                        for ih in range(h0, h1):
-                            for iw in range(w0, w1):
-                                v = plane[ih * W + iw]
-                                if v > m or v != v:
-                                    m = v
-                                    best = ih * W + iw
+                    w0, w1 = _adaptive_window(xo, W, ow)
+                    m, best = _window_max(plane, 0, W, h0, h1 - h0, 1, w0, w1 - w0, 1)
                     out[n, c, y, xo] = m
                     ind[n, c, y, xo] = best
 

@@ -41,7 +41,7 @@ import threading
 import numba
 import numpy as np
 
-from .cache import enable_package_cache
+from ..common.cache import enable_package_cache
 from .chunk_clock import now_ns
 from .threads import launch_parallel
 

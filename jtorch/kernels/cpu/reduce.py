@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 
 from ...geometry import contiguous_strides
+from ..common import cache
+from ..common.reduce_plan import acc_dtype, count, identity, open_reduce, real_dtype
 from ..reduction import OrderStatistic, Reduction
-from . import cache, reduce_codegen
+from . import reduce_codegen
 from .threads import GRAIN_SIZE, num_chunks
 
 
@@ -33,24 +35,6 @@ def kernels(r: Reduction) -> Any:
     return cache.generated_module(("reduce", r.kernel_key()), lambda: reduce_codegen.module_source(r))
 
 
-def _identity(r: Reduction, dt: np.dtype) -> Any:
-    ident = r.identity
-    if isinstance(ident, str):
-        low = ident == "lowest"
-        if dt.kind == "b":
-            ident = not low
-        elif dt.kind in "iu":
-            info = np.iinfo(dt)
-            ident = info.min if low else info.max
-        else:
-            ident = -np.inf if low else np.inf
-    return dt.type(ident)
-
-
-def _real(dt: np.dtype) -> np.dtype:
-    return np.empty(0, dt).real.dtype if dt.kind == "c" else dt
-
-
 def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
     """Run `r` over the reduce-mode iterator `it` (outputs as `r.outputs` names them)."""
     if isinstance(r, OrderStatistic):
@@ -58,15 +42,10 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
 
         median(it)
         return
-    nout = it.num_outputs
-    src = it.operands[nout]
-    x = src.tensor
+    op = open_reduce(it, r, extras)
+    x = op.x
     ib = x._storage.data
-    shape = tuple(it.shape)
-    in_st = list(src.strides)
-    out_st = list(it.operands[0].strides)
-    if not shape:  # a 0-dim input: one element
-        shape, in_st, out_st = (1,), [0], [0]
+    shape, in_st, out_st = op.shape, op.in_st, op.out_st
     nd = len(shape)
     kept = [d for d in range(nd) if out_st[d] != 0]
     acc_st = [0] * nd
@@ -78,12 +57,9 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
     for s in shape:
         numel *= s
 
-    values = it.operands[r.outputs.index("values")].tensor if "values" in r.outputs else None
-    indices = it.operands[r.outputs.index("indices")].tensor if "indices" in r.outputs else None
-    acc_dt = _acc_dtype(r, ib.dtype, values._storage.data.dtype if values is not None else None)
-    real = _real(acc_dt)
-    ident = _identity(r, acc_dt)
-    ex = tuple(real.type(e) for e in extras)
+    values = op.values.tensor if op.values is not None else None
+    indices = op.indices.tensor if op.indices is not None else None
+    acc_dt, ident, ex = op.acc, op.ident, op.extras
 
     # the split: (dim, [(lo, hi, acc offset)], number of partial accumulator sets)
     nchunks = num_chunks(numel) if numel else 1
@@ -123,10 +99,8 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
           *((yst[q] for q in kept) if yst else (0 for _ in kept))]
     ob, oo = (values._storage.data, values._offset) if values is not None else (ab, 0)
     yb, yo = (indices._storage.data, indices._offset) if indices is not None else (xb, 0)
-    n = it.reduced_numel
-    n = real.type(n) if real.kind in "fc" else np.int64(n)
     mod.finish(np.array(fk, dtype=np.int64), m, npart, ab, xb, ob, oo, yb, yo,
-               values is not None, indices is not None, n, *ex)
+               values is not None, indices is not None, op.count, *ex)
 
 
 def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = (), mask: Any = None) -> bool:
@@ -147,14 +121,6 @@ def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = (), m
     return run(ib, x._offset, n, results, extras)
 
 
-def _acc_dtype(r: Reduction, in_dt: np.dtype, out_dt: np.dtype | None) -> np.dtype:
-    """The accumulators' dtype: bool for any/all, the input's for `acc == "in"` (or when there is
-    no values output), else the values output's (sum of int32 accumulates in int64)."""
-    if r.acc == "bool":
-        return np.dtype(np.bool_)
-    return in_dt if r.acc == "in" or out_dt is None else out_dt
-
-
 def _small_runner(r: Reduction, in_dt: np.dtype, results: list) -> Any:
     """run(ib, offset, n, results, extras) for one reduction and dtypes (None: not served here)."""
     if in_dt.kind == "f" and in_dt.itemsize == 2:  # float16 goes through the iterator (float32)
@@ -165,12 +131,12 @@ def _small_runner(r: Reduction, in_dt: np.dtype, results: list) -> Any:
         out_dt = results[vi]._storage.data.dtype
         if out_dt.kind == "f" and out_dt.itemsize == 2:
             return None
-        acc_dt = _acc_dtype(r, in_dt, out_dt)
+        acc_dt = acc_dtype(r, in_dt, out_dt)
     else:
         acc_dt = in_dt
-    real = _real(acc_dt)
-    ident = _identity(r, acc_dt)
-    count = real.type if real.kind in "fc" else np.int64
+    real = real_dtype(acc_dt)
+    ident = identity(r, acc_dt)
+    counted = real.type if real.kind in "fc" else np.int64  # count(real, n) without a call per run
     small = kernels(r).small
     dummy_values = np.zeros(1, dtype=acc_dt)
     dummy_index = np.zeros(1, dtype=np.int64)
@@ -188,9 +154,9 @@ def _small_runner(r: Reduction, in_dt: np.dtype, results: list) -> Any:
         else:
             yb, yo = dummy_index, 0
         if extras:
-            small(ib, off, n, ob, oo, yb, yo, wv, wi, ident, count(n), *(real.type(e) for e in extras))
+            small(ib, off, n, ob, oo, yb, yo, wv, wi, ident, counted(n), *(real.type(e) for e in extras))
         else:
-            small(ib, off, n, ob, oo, yb, yo, wv, wi, ident, count(n))
+            small(ib, off, n, ob, oo, yb, yo, wv, wi, ident, counted(n))
         return True
 
     return run
@@ -242,16 +208,15 @@ def _dims_plan(r: Reduction, x: Any, results: list, mask: Any) -> Any:
         out_dt = results[vi]._storage.data.dtype
         if out_dt.kind == "f" and out_dt.itemsize == 2:
             return None
-        acc_dt = _acc_dtype(r, ib.dtype, out_dt)
+        acc_dt = acc_dtype(r, ib.dtype, out_dt)
     else:
         acc_dt = ib.dtype
-    real = _real(acc_dt)
+    real = real_dtype(acc_dt)
     g = np.array([nd, 0, *shape, *in_st, *acc_st, 0, shape[0], 0, ii is not None], dtype=np.int64)
     out_st = [acc_st[q] for q in kept]  # contiguous outputs follow the kept dims' memory order
     fk = np.array([len(kept), *(shape[q] for q in kept), *(out_st if vi is not None else [0] * len(kept)),
                    *(out_st if ii is not None else [0] * len(kept))], dtype=np.int64)
-    count = real.type(n) if real.kind in "fc" else np.int64(n)
-    return (g, fk, m, acc_dt, _identity(r, acc_dt), count, real, vi, ii, kernels(r))
+    return (g, fk, m, acc_dt, identity(r, acc_dt), count(real, n), real, vi, ii, kernels(r))
 
 
 def _reduce_dims(r: Reduction, x: Any, results: list, extras: tuple, mask: Any) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..common.loop_plan import coalesce_c_order
 from .threads import parallel_for
 
 # the unsigned integer of each element width: elements are copied as bits
@@ -22,24 +23,6 @@ def _bits(buf: np.ndarray) -> np.ndarray:
     if buf.dtype == np.complex128:
         return buf
     return buf.view(_BITS[buf.itemsize])
-
-
-def _coalesce(shape: list, a: list, b: list) -> tuple[list, list, list]:
-    """Drop size-1 dims and merge adjacent dims (C order) that both views walk as one."""
-    s: list = []
-    x: list = []
-    y: list = []
-    for n, sa, sb in zip(shape, a, b):
-        if n == 1:
-            continue
-        if s and x[-1] == sa * n and y[-1] == sb * n:
-            s[-1] *= n
-            x[-1], y[-1] = sa, sb
-        else:
-            s.append(n)
-            x.append(sa)
-            y.append(sb)
-    return s or [1], x or [1], y or [1]
 
 
 _loops: Any = None
@@ -55,7 +38,7 @@ def remap(dst: Any, src: Any, tri: tuple[int, bool] | None = None) -> None:
         return
     shape, a, b = list(size) or [1], list(dst._stride) or [1], list(src._stride) or [1]
     if tri is None:
-        shape, a, b = _coalesce(shape, a, b)
+        shape, a, b = coalesce_c_order(shape, a, b)
         k, mode = 0, 0
     else:
         k, mode = tri[0], 1 if tri[1] else 2

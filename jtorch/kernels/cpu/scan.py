@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ...geometry import scan_rows
+from ..common import cache
+from ..common.scan_plan import scan_rows_of
 from ..scalar_scan import RowNormaliser
-from . import cache, scan_codegen
+from . import scan_codegen
 from .threads import GRAIN_SIZE, num_chunks
 
 
@@ -26,15 +27,11 @@ def _kernels(decl: Any) -> Any:
 def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
     """Run `decl` along `plan.dim` from `plan.input` into `plan.outputs` (see module doc)."""
     inp, dim = plan.input, plan.dim
-    tensors = (*plan.outputs, inp)
-    nops = len(tensors)
-    size = inp._size
-    n, shape, strides = scan_rows(size, dim, [t._stride for t in tensors])
-    nrows = 1
-    for s in shape:
-        nrows *= s
-    if nrows == 0 or n == 0:
+    sr = scan_rows_of(plan)
+    if sr is None:
         return
+    tensors, n, shape, strides, nrows = sr.tensors, sr.n, sr.shape, sr.strides, sr.rows
+    nops = len(tensors)
     nchunks = min(num_chunks(nrows * n), nrows)
     ndim = len(shape)
     flat = list(shape)

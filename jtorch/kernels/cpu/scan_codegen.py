@@ -22,7 +22,8 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from . import cache, odometer
+from ..common import cache
+from . import odometer
 from .codegen import prelude
 
 _JIT = "@_jt_cache\n@_jt_nb.njit(error_model='numpy', nogil=True{opts})\n"

@@ -13,29 +13,19 @@ from typing import Any
 import numba
 import numpy as np
 
-from .cache import enable_package_cache
+from ..common import softmax_rows
+from ..common.cache import enable_package_cache
 from .chunk_clock import now_ns
 from .threads import parallel_for
+
+_row = numba.njit(inline="always")(softmax_rows.softmax_backward_row)
 
 
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
 def _rows(lo, hi, log, n, g, go, o, oo, r, ro):  # pragma: no cover - compiled
     for i in range(lo, hi):
-        a = go + i * n
-        b = oo + i * n
-        c = ro + i * n
-        s = 0.0
-        if log:
-            for j in range(n):
-                s += g[a + j]
-            for j in range(n):
-                r[c + j] = g[a + j] - np.exp(o[b + j]) * s
-        else:
-            for j in range(n):
-                s += g[a + j] * o[b + j]
-            for j in range(n):
-                r[c + j] = o[b + j] * (g[a + j] - s)
+        _row(log, n, g, go + i * n, o, oo + i * n, r, ro + i * n)
 
 
 @enable_package_cache

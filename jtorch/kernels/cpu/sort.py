@@ -26,7 +26,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from .cache import enable_package_cache
+from ..common.cache import enable_package_cache
+from ..common.unique import unique_rows
 from .host import numpy_view
 from .order_keys import UINT as _UINT
 from .order_keys import dtype_params as _dtype_params
@@ -318,51 +319,10 @@ def _search(bd: Any, x: Any, right: bool, sorter: Any, out: Any) -> None:
 def _unique(x: Any, sorted_: bool, return_inverse: bool, return_counts: bool, dim: int | None,
             consecutive: bool, alloc: Callable) -> None:
     """alloc(i, shape) -> output tensor i (values, inverse, counts) of that shape."""
-    a = numpy_view(x)
-    if dim is None:
-        flat = a.reshape(-1)
-        if consecutive:
-            change = np.empty(flat.size, np.bool_)
-            if flat.size:
-                change[0] = True
-                np.not_equal(flat[1:], flat[:-1], out=change[1:])
-            starts = np.flatnonzero(change)
-            vals = flat[starts]
-            inv = np.cumsum(change) - 1
-            counts = np.diff(np.append(starts, flat.size))
-        else:
-            vals, inv, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
-        inv = inv.reshape(a.shape)
-    else:
-        m = np.moveaxis(a, dim, 0)
-        rows = m.reshape(m.shape[0], -1)
-        if consecutive:
-            change = np.empty(rows.shape[0], np.bool_)
-            if rows.shape[0]:
-                change[0] = True
-                np.any(rows[1:] != rows[:-1], axis=1, out=change[1:])
-            starts = np.flatnonzero(change)
-            sel = rows[starts]
-            inv = np.cumsum(change) - 1
-            counts = np.diff(np.append(starts, rows.shape[0]))
-        else:
-            order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
-            srt = rows[order]
-            change = np.empty(rows.shape[0], np.bool_)
-            if rows.shape[0]:
-                change[0] = True
-                np.any(srt[1:] != srt[:-1], axis=1, out=change[1:])
-            starts = np.flatnonzero(change)
-            sel = srt[starts]
-            inv = np.empty(rows.shape[0], np.int64)
-            inv[order] = np.cumsum(change) - 1
-            counts = np.diff(np.append(starts, rows.shape[0]))
-        vals = np.moveaxis(sel.reshape((sel.shape[0],) + m.shape[1:]), 0, dim)
-    numpy_view(alloc(0, vals.shape))[...] = vals
-    if return_inverse:
-        numpy_view(alloc(1, inv.shape))[...] = inv
-    if return_counts:
-        numpy_view(alloc(2, counts.shape))[...] = counts
+    results = unique_rows(numpy_view(x), dim, consecutive)
+    for i, want in enumerate((True, return_inverse, return_counts)):
+        if want:
+            numpy_view(alloc(i, results[i].shape))[...] = results[i]
 
 
 def _isin(e: Any, t: Any, assume_unique: bool, invert: bool, out: Any) -> None:

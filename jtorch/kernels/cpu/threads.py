@@ -1,49 +1,21 @@
 """The process's one thread policy for jtorch's CPU kernels.
 
-Every parallel CPU loop (elementwise, reduce, scan, integer matmul) asks :func:`num_chunks` how
-many chunks to split its work into (1: run serially on the calling thread) and runs through
-:func:`parallel_for`, which times each parallel launch. The policy:
+Every parallel CPU loop (elementwise, reduce, scan, integer matmul, ...) asks :func:`num_chunks`
+how many chunks to split its work into (1: serial, on the calling thread) and runs through
+:func:`parallel_for`, which times each parallel launch.
 
-* **Size.** PyTorch's rule: serial below ``GRAIN_SIZE`` (32768) elements, otherwise one chunk per
-  thread, each at least a grain; never more chunks than :func:`get_num_threads`.
-* **Threads.** ``jtorch.set_num_threads(n)`` / ``get_num_threads()`` as in torch: one process-wide
-  value (the default is Numba's pool size, ``NUMBA_NUM_THREADS``, one per usable core) that every
-  jtorch CPU loop obeys; 1 makes every loop serial. Numba's pool is fixed when it starts, so
-  values above its size run with the whole pool. BLAS threads (NumPy's OpenBLAS, used by float
-  matmul) are not tied to it.
-* **A busy machine.** A parallel loop cannot finish before its slowest chunk, and a chunk whose
-  worker thread the OS has not scheduled (the cores are busy with other processes) can make a
-  launch a thousand times slower than running serially. So each parallel entry point times its
-  chunks (:mod:`chunk_clock`): nchunks x its shortest chunk is what a serial run would have
-  cost, against the time the parallel region took (a chunk that started late or was preempted
-  makes the region overrun). When two of the last three launches of a size class lost to
-  their serial estimate (one late launch among fast ones is noise; so is the first launch after
-  a serial period, whose workers were asleep), loops of that size, and smaller ones, run
-  serially for a while: ``LATE_RATIO`` times the time lost, doubling while the probes that
-  follow keep losing, between ``SERIAL_MIN_S`` and ``SERIAL_MAX_S``. Time lost to probing is thus at most 1/LATE_RATIO of the
-  run, and an idle machine gets its parallel speed back within ``SERIAL_MAX_S``. Float matrix
-  products on NumPy's BLAS threads are judged the same way (:func:`note_blas`), and a serial
-  period gives them one BLAS thread.
-* **Two thread pools.** Numba's OpenMP workers and NumPy's OpenBLAS workers spin after their
-  work; on a small machine each pool's spinning starves the other (alternating a parallel add
-  and a matmul ran 40-80x slower). When jtorch starts Numba's pool (lazily, at the first
-  parallel loop) and the user has set none of ``OMP_WAIT_POLICY``, ``GOMP_SPINCOUNT`` and
-  ``KMP_BLOCKTIME``, it sets ``GOMP_SPINCOUNT`` (`SPIN_COUNT`) for that start only: GNU
-  OpenMP (libgomp, loaded by Numba at that moment) reads it once, so Numba's workers spin
-  briefly before sleeping. The variable is removed again at once, so OpenMP runtimes loaded later
-  (torch's) and NumPy/BLAS never see it. If libgomp was already loaded by someone else, or Numba
-  uses another threading layer, it has no effect.
-
-README paragraph (threads):
-    jtorch's CPU loops run on Numba's thread pool, one thread per core by default;
-    ``jtorch.set_num_threads(n)`` changes that for every jtorch loop (1: all serial); it does not
-    change NumPy's BLAS threads. Loops time themselves: when other processes keep the cores busy
-    and a parallel loop would run slower than a serial one, jtorch runs loops of that size
-    serially for a while (up to a second) before trying parallel again. When jtorch starts its
-    pool it asks GNU OpenMP for a short spin-wait (``GOMP_SPINCOUNT``, only for that start, and
-    only if you set none of ``OMP_WAIT_POLICY``/``GOMP_SPINCOUNT``/``KMP_BLOCKTIME``), so that
-    its workers do not keep a core busy after each loop and slow NumPy's matmul down; set any of
-    them yourself to override.
+* Size: PyTorch's rule, serial below ``GRAIN_SIZE`` elements, else one chunk per thread, each at
+  least a grain.
+* Threads: ``set_num_threads`` / ``get_num_threads`` as torch's, one process-wide value (default:
+  Numba's pool size); BLAS threads are separate.
+* A busy machine: a launch that lost to its serial estimate (nchunks x its shortest chunk, timed by
+  :mod:`chunk_clock`) in two of the last three launches of a size class makes loops of that size and
+  smaller run serially for ``LATE_RATIO`` times the time lost (doubling while probes keep losing,
+  between ``SERIAL_MIN_S`` and ``SERIAL_MAX_S``). Float matmuls on BLAS threads are judged alike
+  (:func:`note_blas`).
+* Two pools: Numba's OpenMP workers and OpenBLAS's starve each other when they spin. When jtorch
+  starts Numba's pool and the user set none of ``OMP_WAIT_POLICY``, ``GOMP_SPINCOUNT``,
+  ``KMP_BLOCKTIME``, it sets ``GOMP_SPINCOUNT`` (``SPIN_COUNT``) for that start only.
 """
 from __future__ import annotations
 
@@ -295,25 +267,7 @@ def parallel_for(serial: Callable[..., Any], parallel: Callable[..., int], total
     if w < GRAIN_SIZE:
         serial(0, total, *args)
         return
-    nchunks = num_chunks(w)
-    if nchunks > total:
-        nchunks = total
-    if nchunks <= 1:
-        # serial, but through the parallel entry point (it runs one chunk inline): the loops big
-        # enough to go parallel compile one function, whichever way the busy-machine policy
-        # sent them in the process that compiled it, so a warm process compiles nothing
-        if not _started:
-            _start()  # loading a parallel function starts Numba's pool: with our wait policy
-        parallel(total, 1, *args)
-        return
-    if nchunks < _pool:
-        gain = _with_numba_threads(nchunks, parallel, total, args)
-    else:
-        gain = parallel(total, nchunks, *args)
-    if gain < 0:
-        _lost(gain, serial, total, args, work)
-    else:
-        note_gain(w, gain)
+    launch_parallel(serial, parallel, total, min(num_chunks(w), total), *args, work=work)
 
 
 def launch_parallel(serial: Callable[..., Any], parallel: Callable[..., int], total: int,
@@ -321,8 +275,11 @@ def launch_parallel(serial: Callable[..., Any], parallel: Callable[..., int], to
     """The parallel half of :func:`parallel_for`, for a caller that sized buffers by the
     `nchunks` it got from :func:`num_chunks` (1: the parallel entry point runs it serially)."""
     if nchunks <= 1:
+        # serial, but through the parallel entry point (it runs one chunk inline): the loops big
+        # enough to go parallel compile one function, whichever way the busy-machine policy
+        # sent them in the process that compiled it, so a warm process compiles nothing
         if not _started:
-            _start()
+            _start()  # loading a parallel function starts Numba's pool: with our wait policy
         parallel(total, 1, *args)
         return
     if nchunks < _pool:
@@ -399,7 +356,8 @@ def _probe_blas() -> None:
         import ctypes
 
         with open("/proc/self/maps") as f:
-            paths = sorted({line.split()[-1] for line in f if "openblas" in line.lower() and line.split()[-1].startswith("/")})
+            paths = sorted({line.split()[-1] for line in f
+                            if "openblas" in line.lower() and line.split()[-1].startswith("/")})
         for path in paths:
             lib = ctypes.CDLL(path)
             for suffix in ("", "64_"):

@@ -4,7 +4,7 @@ The same scalar module the CPU wraps (jtorch/kernels/frontend.py collects the fu
 it uses) is wrapped here with the CUDA target's decorators: every re-emitted function becomes a
 device function (``name = cuda.jit(device=True)(name)``, the marker frontend's docstring
 describes) and the entry points are grid-stride kernels. Generated modules are real files in the
-kernel cache (kernels/cpu/cache.py), so ``cuda.jit(cache=True)`` can keep their compiled code on
+kernel cache (kernels/common/cache.py), so ``cuda.jit(cache=True)`` can keep their compiled code on
 disk per compute capability.
 
 Type-dispatching helpers (jmath's stubs) are registered for the ``cuda`` target by
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import frontend, jmath
-from ..cpu import cache
+from ..common import cache
 from ..frontend import module_digest
 from . import driver
 
@@ -105,7 +105,7 @@ def stem(name: str, src: str, digests: str) -> str:
 
 def load(key: object, make_source: Callable[[], tuple[str, str]]) -> Any:
     """The generated CUDA module for `key` (written to the kernel cache and imported once per
-    process, kernels/cpu/cache.py); under the simulator its helpers are made to run as compiled."""
+    process, kernels/common/cache.py); under the simulator its helpers are made to run as compiled."""
     mod = cache.generated_module(("cuda", driver.SIMULATED, key), make_source)
     if driver.SIMULATED and not getattr(mod, "_jt_simulated", False):
         simulate_helpers(mod)

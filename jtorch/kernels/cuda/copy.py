@@ -10,7 +10,7 @@ from typing import Any
 
 from ...geometry import is_contiguous
 from ...geometry import numel as _numel
-from ..cpu.tensor_copy import loop_plan
+from ..common.loop_plan import loop_plan
 from .elementwise import Operand, launch
 
 

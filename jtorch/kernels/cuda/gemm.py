@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cpu import cache
+from ..common import cache
 from . import codegen, driver
 
 TILE = 8 if driver.SIMULATED else 16           # gemm: TILE x TILE threads, one output each

@@ -18,7 +18,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...geometry import index_map_geometry
 from ...geometry import numel as _numel
-from ..cpu import cache
+from ..common import cache
 from ..scalar_index import IndexMap
 from . import driver, index_codegen
 from . import index_kernels as K

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cpu.tensor_copy import loop_plan
+from ..common.loop_plan import loop_plan
 from . import cublas, driver, gemm
 from .elementwise import Operand, launch
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numba import cuda
 
+from ..common.reduce_plan import median_rows
 from . import driver
 from .elementwise import meta_array
 
@@ -84,27 +85,11 @@ def _median_rows(fk, m, n, s0, ib, io, ob, oo, yb, yo, wv):
 
 def median(it: Any) -> None:
     """Lower medians along the iterator's reduced dim into its (values, indices) outputs."""
-    nout = it.num_outputs
-    src = it.operands[nout]
-    x = src.tensor
-    shape = tuple(it.shape) or (1,)
-    nd = len(shape)
-    in_st = list(src.strides) or [0]
-    vals, idx = it.operands[0], it.operands[nout - 1]
-    vst = list(vals.strides) or [0]
-    yst = list(idx.strides) or [0]
-    red = [d for d in range(nd) if yst[d] == 0 and shape[d] != 1]
-    n, s0 = (shape[red[0]], in_st[red[0]]) if red else (1, 0)
-    kept = [d for d in range(nd) if d not in red]
-    m = 1
-    for d in kept:
-        m *= shape[d]
-    if m == 0:
+    p = median_rows(it)
+    if p.rows == 0:
         return
-    fk = meta_array((len(kept), *(shape[d] for d in kept), *(in_st[d] for d in kept), *(vst[d] for d in kept),
-                     *(yst[d] for d in kept)))
-    vt, yt = vals.tensor, idx.tensor
-    blocks = min(m, 4 if driver.SIMULATED else driver.sm_count() * 32)
-    driver.launch_blocks(_median_rows, blocks, BLOCK, fk, np.int64(m), np.int64(n), np.int64(s0), x._storage.data,
-                         np.int64(x._offset), vt._storage.data, np.int64(vt._offset), yt._storage.data,
-                         np.int64(yt._offset), nout == 2)
+    x, vt, yt = p.x, p.values, p.indices
+    blocks = min(p.rows, 4 if driver.SIMULATED else driver.sm_count() * 32)
+    driver.launch_blocks(_median_rows, blocks, BLOCK, meta_array(p.geometry), np.int64(p.rows), np.int64(p.n),
+                         np.int64(p.stride), x._storage.data, np.int64(x._offset), vt._storage.data,
+                         np.int64(vt._offset), yt._storage.data, np.int64(yt._offset), p.want_values)

@@ -13,8 +13,23 @@ from typing import Any
 
 from numba import cuda
 
+from ..common import pool_windows
 from . import driver
 from .elementwise import meta_array
+
+_max_window = cuda.jit(device=True)(pool_windows.max_window)
+_avg_window = cuda.jit(device=True)(pool_windows.avg_window)
+_avg_divisor = cuda.jit(device=True)(pool_windows.avg_divisor)
+_adaptive_window = cuda.jit(device=True)(pool_windows.adaptive_window)
+_window_sum = cuda.jit(device=True)(pool_windows.window_sum)
+_window_max = cuda.jit(device=True)(pool_windows.window_max)
+
+
+@cuda.jit(device=True)
+def _pixel(i, width, height, base, plane_size):  # pragma: no cover - compiled
+    """Flat index i of (planes, height, width) -> (column, row, start of its plane at `base`)."""
+    t = i // width
+    return i % width, t % height, base + (t // height) * plane_size
 
 
 @cuda.jit(cache=True)
@@ -24,26 +39,10 @@ def max_pool_kernel(total, g, x, xo, out, oo, ind, io):  # pragma: no cover - co
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        xw = i % ow
-        t = i // ow
-        y = t % oh
-        plane = xo + (t // oh) * H * W
-        h0 = y * sh - ph
-        h1 = min(h0 + (kh - 1) * dh + 1, H)
-        while h0 < 0:
-            h0 += dh
-        w0 = xw * sw - pw
-        w1 = min(w0 + (kw - 1) * dw + 1, W)
-        while w0 < 0:
-            w0 += dw
-        best = h0 * W + w0
-        m = x[plane + best]
-        for ih in range(h0, h1, dh):
-            for iw in range(w0, w1, dw):
-                v = x[plane + ih * W + iw]
-                if v > m or v != v:
-                    m = v
-                    best = ih * W + iw
+        xw, y, plane = _pixel(i, ow, oh, xo, H * W)
+        h0, h1 = _max_window(y, sh, ph, kh, dh, H)
+        w0, w1 = _max_window(xw, sw, pw, kw, dw, W)
+        m, best = _window_max(x, plane, W, h0, (h1 - h0 + dh - 1) // dh, dh, w0, (w1 - w0 + dw - 1) // dw, dw)
         out[oo + i] = m
         ind[io + i] = best
         i += step
@@ -67,15 +66,6 @@ def max_pool_backward_kernel(total, L, HW, g, go, ind, io, gin, gio):  # pragma:
         i += step
 
 
-@cuda.jit(device=True)
-def _divisor(h0, h1, w0, w1, H, W, ph, pw, include_pad, divisor):  # pragma: no cover - compiled
-    if divisor != 0:
-        return divisor
-    if include_pad:
-        return (min(h1, H + ph) - h0) * (min(w1, W + pw) - w0)
-    return (min(h1, H) - max(h0, 0)) * (min(w1, W) - max(w0, 0))
-
-
 @cuda.jit(cache=True)
 def avg_pool_kernel(total, g, x, xo, out, oo, zero):  # pragma: no cover - compiled
     H, W, oh, ow, kh, kw, sh, sw, ph, pw, include_pad, divisor = (g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
@@ -83,24 +73,14 @@ def avg_pool_kernel(total, g, x, xo, out, oo, zero):  # pragma: no cover - compi
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        xw = i % ow
-        t = i // ow
-        y = t % oh
-        plane = xo + (t // oh) * H * W
-        h0 = y * sh - ph
-        w0 = xw * sw - pw
-        h1 = h0 + kh
-        w1 = w0 + kw
-        d = _divisor(h0, h1, w0, w1, H, W, ph, pw, include_pad, divisor)
-        a0, a1, b0, b1 = max(h0, 0), min(h1, H), max(w0, 0), min(w1, W)
-        s = zero  # typed zero of the element type
-        for ih in range(a0, a1):
-            for iw in range(b0, b1):
-                s += x[plane + ih * W + iw]
+        xw, y, plane = _pixel(i, ow, oh, xo, H * W)
+        a0, a1, hf = _avg_window(y, sh, ph, kh, H)
+        b0, b1, wf = _avg_window(xw, sw, pw, kw, W)
+        s = _window_sum(x, plane, W, a0, a1, b0, b1, zero)
         if a0 >= a1 or b0 >= b1:
             out[oo + i] = 0
         else:
-            out[oo + i] = s / d
+            out[oo + i] = s / _avg_divisor(a0, a1, hf, b0, b1, wf, include_pad, divisor)
         i += step
 
 
@@ -111,21 +91,17 @@ def avg_pool_backward_kernel(total, g, gout, go, gin, gio, zero):  # pragma: no 
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        w = i % W
-        t = i // W
-        h = t % H
-        plane = go + (t // H) * oh * ow
+        w, h, plane = _pixel(i, W, H, go, oh * ow)
         acc = zero
         y0 = max(0, (h + ph - kh) // sh + 1)
         y1 = min(oh, (h + ph) // sh + 1)
         x0 = max(0, (w + pw - kw) // sw + 1)
         x1 = min(ow, (w + pw) // sw + 1)
         for y in range(y0, y1):
+            a0, a1, hf = _avg_window(y, sh, ph, kh, H)
             for xw in range(x0, x1):
-                h0 = y * sh - ph
-                w0 = xw * sw - pw
-                d = _divisor(h0, h0 + kh, w0, w0 + kw, H, W, ph, pw, include_pad, divisor)
-                acc += gout[plane + y * ow + xw] / d
+                b0, b1, wf = _avg_window(xw, sw, pw, kw, W)
+                acc += gout[plane + y * ow + xw] / _avg_divisor(a0, a1, hf, b0, b1, wf, include_pad, divisor)
         gin[gio + i] = acc
         i += step
 
@@ -135,18 +111,10 @@ def adaptive_kernel(total, H, W, oh, ow, x, xo, out, oo, zero):  # pragma: no co
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        xw = i % ow
-        t = i // ow
-        y = t % oh
-        plane = xo + (t // oh) * H * W
-        h0 = (y * H) // oh
-        h1 = ((y + 1) * H + oh - 1) // oh
-        w0 = (xw * W) // ow
-        w1 = ((xw + 1) * W + ow - 1) // ow
-        s = zero  # typed zero of the element type
-        for ih in range(h0, h1):
-            for iw in range(w0, w1):
-                s += x[plane + ih * W + iw]
+        xw, y, plane = _pixel(i, ow, oh, xo, H * W)
+        h0, h1 = _adaptive_window(y, H, oh)
+        w0, w1 = _adaptive_window(xw, W, ow)
+        s = _window_sum(x, plane, W, h0, h1, w0, w1, zero)
         out[oo + i] = s / (h1 - h0) / (w1 - w0)
         i += step
 
@@ -156,18 +124,13 @@ def adaptive_backward_kernel(total, H, W, oh, ow, gout, go, gin, gio, zero):  # 
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        w = i % W
-        t = i // W
-        h = t % H
-        plane = go + (t // H) * oh * ow
+        w, h, plane = _pixel(i, W, H, go, oh * ow)
         acc = zero
         for y in range(oh):
-            h0 = (y * H) // oh
-            h1 = ((y + 1) * H + oh - 1) // oh
+            h0, h1 = _adaptive_window(y, H, oh)
             if h0 <= h < h1:
                 for xw in range(ow):
-                    w0 = (xw * W) // ow
-                    w1 = ((xw + 1) * W + ow - 1) // ow
+                    w0, w1 = _adaptive_window(xw, W, ow)
                     if w0 <= w < w1:
                         acc += gout[plane + y * ow + xw] / (h1 - h0) / (w1 - w0)
         gin[gio + i] = acc
@@ -179,22 +142,10 @@ def adaptive_max_kernel(total, H, W, oh, ow, x, xo, out, oo, ind, io):  # pragma
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        xw = i % ow
-        t = i // ow
-        y = t % oh
-        plane = xo + (t // oh) * H * W
-        h0 = (y * H) // oh
-        h1 = ((y + 1) * H + oh - 1) // oh
-        w0 = (xw * W) // ow
-        w1 = ((xw + 1) * W + ow - 1) // ow
-        best = h0 * W + w0
-        m = x[plane + best]
-        for ih in range(h0, h1):
-            for iw in range(w0, w1):
-                v = x[plane + ih * W + iw]
-                if v > m or v != v:
-                    m = v
-                    best = ih * W + iw
+        xw, y, plane = _pixel(i, ow, oh, xo, H * W)
+        h0, h1 = _adaptive_window(y, H, oh)
+        w0, w1 = _adaptive_window(xw, W, ow)
+        m, best = _window_max(x, plane, W, h0, h1 - h0, 1, w0, w1 - w0, 1)
         out[oo + i] = m
         ind[io + i] = best
         i += step

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..cpu import cache
-from ..cpu.reduce import _identity, _real
+from ..common import cache
+from ..common.reduce_plan import open_reduce
 from ..reduction import OrderStatistic, Reduction
 from . import driver, reduce_codegen
 from .allocator import allocate
@@ -70,15 +70,11 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
 
         median(it)
         return
-    nout = it.num_outputs
-    src = it.operands[nout]
-    x = src.tensor
+    op = open_reduce(it, r, extras)
+    x = op.x
     ib = x._storage.data
-    shape = list(it.shape) or [1]
-    in_st = list(src.strides) or [0]
-    out_st = list(it.operands[0].strides) or [0]
-    values = it.operands[r.outputs.index("values")] if "values" in r.outputs else None
-    indices = it.operands[r.outputs.index("indices")] if "indices" in r.outputs else None
+    shape, in_st, out_st = op.shape, op.in_st, op.out_st
+    values, indices = op.values, op.indices
     vst = (list(values.strides) or [0]) if values is not None else [0] * len(shape)
     yst = (list(indices.strides) or [0]) if indices is not None else [0] * len(shape)
     red = [d for d in range(len(shape)) if out_st[d] == 0 and shape[d] != 1]
@@ -87,19 +83,7 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
     M = int(np.prod([shape[d] for d in kept], dtype=np.int64)) if kept else 1
     if M == 0:
         return
-
-    if r.acc == "bool":
-        acc_dt = np.dtype(np.bool_)
-    elif r.acc == "in" or values is None:
-        acc_dt = ib.dtype
-    else:
-        acc_dt = values.tensor._storage.data.dtype
-    if acc_dt == np.float16:  # PyTorch's acc_type: half folds in float
-        acc_dt = np.dtype(np.float32)
-    real = _real(acc_dt)
-    ident = _identity(r, acc_dt)
-    ex = tuple(real.type(e) for e in extras)
-    n = real.type(it.reduced_numel) if real.kind in "fc" else np.int64(it.reduced_numel)
+    acc_dt, ident, ex, n = op.acc, op.ident, op.extras, op.count
     mod = kernels(r, acc_dt, ib.dtype == np.float16)
 
     g = meta_array((len(red), len(kept), *(shape[d] for d in red), *(in_st[d] for d in red),

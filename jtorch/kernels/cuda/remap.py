@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numba import cuda
 
-from ..cpu.remap import _coalesce  # one home: the C-order merge both remap stubs use
+from ..common.loop_plan import coalesce_c_order
 from . import driver
 from .elementwise import meta_array
 
@@ -64,7 +64,7 @@ def remap(dst: Any, src: Any, tri: tuple[int, bool] | None = None) -> None:
         return
     shape, a, b = list(dst._size) or [1], list(dst._stride) or [1], list(src._stride) or [1]
     if tri is None:
-        shape, a, b = _coalesce(shape, a, b)
+        shape, a, b = coalesce_c_order(shape, a, b)
         k, mode = 0, 0
     else:
         k, mode = tri[0], 1 if tri[1] else 2

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ...geometry import scan_rows
-from ..cpu import cache
+from ..common import cache
+from ..common.scan_plan import scan_rows_of
 from ..scalar_scan import IndexedScan, RowNormaliser
 from . import driver, scan_codegen
 from .elementwise import meta_array
@@ -46,14 +46,10 @@ def kernels(decl: Any, acc: np.dtype, half_in: bool) -> Any:
 def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
     """Run `decl` along `plan.dim` from `plan.input` into `plan.outputs` (see module doc)."""
     inp, dim = plan.input, plan.dim
-    tensors = (*plan.outputs, inp)
-    size = inp._size
-    n, shape, strides = scan_rows(size, dim, [t._stride for t in tensors])
-    nrows = 1
-    for s in shape:
-        nrows *= s
-    if nrows == 0 or n == 0:
+    sr = scan_rows_of(plan)
+    if sr is None:
         return
+    tensors, n, shape, strides, nrows = sr.tensors, sr.n, sr.shape, sr.strides, sr.rows
     flat = [len(shape), *shape]
     for st in strides:
         flat += st
@@ -65,7 +61,7 @@ def scan(plan: Any, decl: Any, extras: tuple = ()) -> None:
     mod = kernels(decl, acc, dt == np.float16)
     zero = acc.type(0)
     meta = meta_array(tuple(flat))
-    in_stride = inp._stride[dim] if size else 1
+    in_stride = inp._stride[dim] if inp._size else 1
     if in_stride == 1 and n >= BLOCK_ROW_MIN:
         blocks = min(nrows, 4 if driver.SIMULATED else driver.sm_count() * 32)
         driver.launch_blocks(mod.rows_block, blocks, BLOCK, meta, np.int64(nrows), np.int64(n), zero, *args)

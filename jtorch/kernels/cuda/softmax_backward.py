@@ -2,12 +2,14 @@
 one thread per row (rows are independent; a row's two passes run in that thread)."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from numba import cuda
 
+from ..common import softmax_rows
 from . import driver
+
+_row = cuda.jit(device=True)(softmax_rows.softmax_backward_row)
 
 
 @cuda.jit(cache=True)
@@ -15,20 +17,7 @@ def rows_kernel(rows, log, n, g, go, o, oo, r, ro):  # pragma: no cover - compil
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < rows:
-        a = go + i * n
-        b = oo + i * n
-        c = ro + i * n
-        s = 0.0
-        if log:
-            for j in range(n):
-                s += g[a + j]
-            for j in range(n):
-                r[c + j] = g[a + j] - math.exp(o[b + j]) * s
-        else:
-            for j in range(n):
-                s += g[a + j] * o[b + j]
-            for j in range(n):
-                r[c + j] = o[b + j] * (g[a + j] - s)
+        _row(log, n, g, go + i * n, o, oo + i * n, r, ro + i * n)
         i += step
 
 

@@ -4,8 +4,8 @@ Arguments are the contract's methods' (jtorch/backends.py; CUDABackend binds the
 selection and mode run on the segmented bitonic sort of bitonic.py (ordered keys, ties by
 index: torch's stable order); topk and kthvalue read the first k / the k-th pair of each sorted
 row. searchsorted and isin are one thread per value (a binary search), bincount and histc use
-atomics. `unique` goes through the host (rows copied to the host, the CPU kernel, results
-copied back): its output sizes depend on the data.
+atomics. `unique` goes through the host (the input copied to the host, common/unique.py,
+results copied back): its output sizes depend on the data.
 """
 from __future__ import annotations
 
@@ -15,15 +15,13 @@ import numpy as np
 from numba import cuda
 
 from ... import dtypes as _dt
-from ...device import CPU
 from ...geometry import numel as _numel
-from ...storage import CPUStorage
 from ...tensor import Tensor
-from ..cpu import sort as cpu_sort
+from ..common.unique import unique_rows
 from . import driver
 from .bitonic import key_params, make_keys, ordered_key, padded, sort_pairs
 from .copy import copy
-from .scratch import Buffer, Target, as_uint, contiguous_strides, dense, moved_last
+from .scratch import Buffer, Target, as_uint, dense, moved_last
 
 
 # ---- kernels -------------------------------------------------------------------------------------
@@ -255,28 +253,20 @@ def _histc(x: Tensor, lo: float, hi: float, out: Tensor) -> None:
 
 
 # ---- unique: through the host -----------------------------------------------------------------------------
-def _cpu_tensor(a: np.ndarray, dtype: _dt.dtype) -> Tensor:
-    """A CPU tensor over the C-contiguous host array a."""
-    return Tensor._make(CPUStorage(a.reshape(-1)), tuple(a.shape), contiguous_strides(a.shape), 0, dtype, CPU)
-
-
 def _unique(x: Tensor, sorted_: bool, return_inverse: bool, return_counts: bool, dim: int | None,
             consecutive: bool, alloc: Callable) -> None:
-    """The CPU kernel on a host copy of x; each result is copied into the device output `alloc`
+    """unique_rows on a host copy of x; each result is copied into the device output `alloc`
     makes (fresh and dense, in the layout the operator gives it: unique_dim's is a moveaxis), through
     a host buffer laid out alike."""
-    pending: list = []
-
-    def host_alloc(i: int, shape: tuple) -> Tensor:
-        dev = alloc(i, shape)
-        a = np.empty(_numel(dev._size), dev.dtype.numpy)
-        pending.append((dev, a))
-        return Tensor._make(CPUStorage(a), dev._size, dev._stride, 0, dev.dtype, CPU)
-
     d = dense(x)
     a = np.ascontiguousarray(d._storage.copy_to_host(d._offset, _numel(x._size)).reshape(x._size))
-    cpu_sort._unique(_cpu_tensor(a, x.dtype), sorted_, return_inverse, return_counts, dim, consecutive, host_alloc)
-    for dev, h in pending:
-        if h.size:
-            dev._storage.copy_from_host(dev._offset, h)
+    results = unique_rows(a, dim, consecutive)
+    for i, want in enumerate((True, return_inverse, return_counts)):
+        if want:
+            dev = alloc(i, results[i].shape)
+            h = np.empty(_numel(dev._size), dev.dtype.numpy)
+            if h.size:
+                np.lib.stride_tricks.as_strided(h, dev._size, tuple(st * h.itemsize for st in dev._stride))[...] = \
+                    results[i]
+                dev._storage.copy_from_host(dev._offset, h)
 

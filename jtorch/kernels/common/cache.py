@@ -221,9 +221,31 @@ def enable_cache(dispatcher):
     return dispatcher
 
 
+class _PackageFunctionCache(GuardedFunctionCache):
+    """The guarded cache of a hand-written kernel, keyed also by the source of the other jtorch
+    modules whose functions it calls (kernels/common's row bodies, order keys...): Numba notices
+    changes to the kernel's own file only (numba#1833)."""
+
+    def _index_key(self, sig, codegen):  # type: ignore[override]
+        return super()._index_key(sig, codegen) + (_callees_digest(self._py_func),)
+
+
+def _callees_digest(py_func: Callable) -> str:
+    from ..frontend import module_digest
+
+    own = py_func.__module__
+    mods = set()
+    for name in py_func.__code__.co_names:
+        value = py_func.__globals__.get(name)
+        mod = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+        if isinstance(mod, str) and mod.startswith("jtorch.") and mod != own:
+            mods.add(mod)
+    return "|".join(module_digest(m) for m in sorted(mods))
+
+
 def enable_package_cache(dispatcher):
     """Guarded disk cache for a hand-written kernel in jtorch's own files (Numba's locators)."""
-    return _attach(dispatcher, GuardedFunctionCache)
+    return _attach(dispatcher, _PackageFunctionCache)
 
 
 _generated: dict = {}  # key -> imported generated module (this process)
