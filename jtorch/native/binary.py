@@ -217,7 +217,8 @@ floor_divide = _binary("floor_divide", s.div_floor, inplace_overload="Tensor",
                        dispatch_check=_div_floor_dispatch, dunder="__floordiv__", inplace_dunder="__ifloordiv__")
 reflect_dunder("__rfloordiv__", "floor_divide")
 remainder = _binary("remainder", s.remainder, out_overload="Tensor_out", overload="Tensor", inplace_overload="Tensor",
-                    dispatch_check=_dispatch("remainder_cpu", _real_not_bool), dunder="__mod__", inplace_dunder="__imod__")
+                    dispatch_check=_dispatch("remainder_cpu", _real_not_bool), dunder="__mod__",
+                    inplace_dunder="__imod__")
 reflect_dunder("__rmod__", "remainder")
 
 

@@ -60,7 +60,8 @@ def _op(name: str) -> Any:
 def _masked_fill_impl(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """masked_fill_impl_cpu."""
     if mask.dtype is not _dt.bool:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {TYPE_META_NAME[mask.dtype]}")
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{TYPE_META_NAME[mask.dtype]}")
     if has_internal_overlap(self) == _YES:
         warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
                       "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar",

@@ -174,7 +174,8 @@ def _check_from_to_in_range(from_: int, to_inc: int, d: _dt.dtype) -> None:
                 warnings.warn(
                     f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {name} can "
                     "support discrete uniform distribution only within this range. This warning will become an "
-                    "error in version 1.7 release, please fix the code in advance", UserWarning, stacklevel=user_stacklevel())
+                    "error in version 1.7 release, please fix the code in advance", UserWarning,
+                    stacklevel=user_stacklevel())
 
 
 def _int_max(d: _dt.dtype) -> int:

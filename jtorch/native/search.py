@@ -311,7 +311,8 @@ def _unique_impl(self: Tensor, sorted: bool, return_inverse: bool, return_counts
         dim = wrap_dim(dim, self.dim(), wrap_scalar=False)  # self.size(dim): a 0-dim tensor has none
         if self.numel() == 0:
             if self._size[dim] != 0 if self.dim() else True:
-                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                                   "applied")
             return (allocate(self._size, None, self.dtype, dev), allocate((0,), None, _dt.int64, dev),
                     allocate((0,), None, _dt.int64, dev))
     if dev.type == "meta":
