@@ -182,7 +182,7 @@ def _int_max(d: _dt.dtype) -> int:
     """The largest value random_ produces with no upper bound: 2^digits, the type's max, or true."""
     if d.is_floating_point:
         return min(1 << _DIGITS[d], _INT64_MAX)
-    return LIMITS[d][1]
+    return LIMITS[d][1]  # type: ignore[return-value]  # an integral (or bool) dtype's max is an int
 
 
 def _random_from_to(self: Tensor, from_: int, to: int | None, generator: Any) -> Tensor:

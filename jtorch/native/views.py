@@ -154,11 +154,12 @@ def view_kernel(self: Tensor, size: Sequence[int]) -> Tensor:
         st.reverse()
         stride = tuple(st)
     else:
-        stride = compute_stride(old, old_stride, shape)
-        if stride is None:
+        computed = compute_stride(old, old_stride, shape)
+        if computed is None:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
                 "across two contiguous subspaces). Use .reshape(...) instead.")
+        stride = computed
     base = self._base
     return _make(self._storage, shape, stride, self._offset, self.dtype, self._device, self._vc,
                  self if base is None else base)
