@@ -234,7 +234,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
                         row.append(torch.zeros_like(inp))
             jac.append(tuple(_stack(torch, row, inputs[k]).view(out.size() + inputs[k].size())
                              for k, row in enumerate(rows)))
-        jac = _grad_postprocess(tuple(jac), create_graph)
+        jac = _grad_postprocess(tuple(jac), create_graph)  # type: ignore[assignment]  # a tuple from here on
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 

@@ -175,6 +175,8 @@ def arange_start_out_kernel(start: Any, end: Any, step: Any = 1, *, out: Tensor)
         else:  # the values the host path computes, with its chunking (see _arange_values)
             nt = static_num_chunks(size)
             chunk, vec = (-(-size // nt) if nt > 1 else size), _VEC_BYTES // d.itemsize
+            s: float
+            st: float
             if not d.is_floating_point:
                 s, st = int(checked_scalar(_dt.int64, start)), int(checked_scalar(_dt.int64, step))
             elif d is _dt.float16:

@@ -150,9 +150,9 @@ def random_split(dataset: Any, lengths: Sequence[int | float], generator: Any = 
                               stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = jtorch.randperm(sum(lengths), generator=generator).tolist()
+    indices = jtorch.randperm(sum(lengths), generator=generator).tolist()  # type: ignore[arg-type]  # ints by now
     out, offset = [], 0
-    for length in lengths:
+    for length in lengths:  # type: ignore[assignment]  # ints by now
         offset += length
         out.append(Subset(dataset, indices[offset - length: offset]))
     return out
