@@ -23,13 +23,12 @@ _cpu_backend.register()  # the CPU backend's storage and stubs (nothing compiles
 _cuda_backend.register()  # the CUDA backend's: numba.cuda loads when the first CUDA tensor is made
 del _cpu_backend, _cuda_backend
 
-from . import (
-    autograd,  # noqa: F401,E402
-    cuda,  # noqa: F401,E402
-    native,  # noqa: F401,E402
+from . import (  # noqa: F401,E402  (after the backends register)
+    autograd,
+    cuda,
+    native,
 )
 from . import bindings as _bindings  # noqa: E402
-from . import dtypes as _dtypes_mod  # noqa: E402
 from ._dlpack import from_dlpack  # noqa: F401,E402
 from ._enums import channels_last, contiguous_format, layout, memory_format, preserve_format, strided  # noqa: F401,E402
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
@@ -88,7 +87,8 @@ def __getattr__(name: str) -> Any:
     typed by the stub star-imported above; private operators (`_fused_adam_`) are not in it."""
     if name.startswith("__"):
         raise AttributeError(f"module 'jtorch' has no attribute '{name}'")
-    if name in ("testing", "profiler", "nn", "optim", "utils", "serialization"):  # imported on first use: import stays small
+    # imported on first use: the import stays small
+    if name in ("testing", "profiler", "nn", "optim", "utils", "serialization"):
         import importlib
 
         return importlib.import_module("." + name, __name__)

@@ -38,7 +38,7 @@ class OpOverload:
         return self._entry.schema
 
     @property
-    def namespace(self) -> str:
+    def namespace(self) -> str | None:
         return self._entry.name.namespace
 
     def name(self) -> str:
@@ -102,7 +102,7 @@ class OpOverloadPacket:
         errors = [fits(op._entry, args, kwargs) for op in ops]
         if len(errors) == 1:  # a single overload reports its own error, as torch does
             raise RuntimeError(errors[0])
-        raise no_overload_error(errors)
+        raise no_overload_error(errors)  # type: ignore[arg-type]  # explained: each is a text
 
     def __repr__(self) -> str:
         return f"<OpOverloadPacket(op='{self._ns}.{self._name}')>"

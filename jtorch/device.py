@@ -36,13 +36,15 @@ class device:
             idx = index
             if sep:
                 if index is not None:
-                    raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type_or_str}")
+                    raise RuntimeError("type (string) must not include an index because index was passed explicitly: "
+                                       f"{type_or_str}")
                 if not rest.isdigit():
                     raise RuntimeError(f"Invalid device string: '{type_or_str}'")
                 idx = int(rest)
         if t not in _TYPES:
             raise RuntimeError(
-                "Expected one of cpu, cuda, meta, privateuseone device type at start of device string: " + str(type_or_str)
+                "Expected one of cpu, cuda, meta, privateuseone device type at start of device string: "
+                + str(type_or_str)
             )
         if idx is not None and idx < 0:
             raise RuntimeError("Device index must not be negative")
@@ -55,7 +57,9 @@ class device:
         return self
 
     def __repr__(self) -> str:
-        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self) -> str:
         return self.type if self.index is None else f"{self.type}:{self.index}"

@@ -120,7 +120,8 @@ class Library:
         self._check_alive()
         if self.ns != "_":
             raise RuntimeError(
-                f'Fallback can only be registered using library fragment on the global namespace "_" but it is {self.ns}'
+                'Fallback can only be registered using library fragment on the global namespace "_" but it is '
+                f'{self.ns}'
             )
         key = _key(dispatch_key or self.dispatch_key)
         kernel = make_kernel(fn, registration_site(), with_keyset=with_keyset, boxed=True)

@@ -66,7 +66,7 @@ def _combine(higher: int, lower: int) -> int:
     return higher if higher != _UND else lower
 
 
-_COMBINE_I: list = [[_combine(h, l) for l in range(_N + 1)] for h in range(_N + 1)]
+_COMBINE_I: list = [[_combine(h, lo) for lo in range(_N + 1)] for h in range(_N + 1)]
 
 
 def _type_error(fn: str, arg: str, pos: int, value: object) -> TypeError:

@@ -12,12 +12,15 @@ def _is_tensor(x: Any) -> bool:
 
 
 def _fits_type(t: Type, x: Any) -> bool:
+    elem = t.elem  # set for optional and list types
     if t.is_optional():
-        return x is None or _fits_type(t.elem, x)
+        assert elem is not None
+        return x is None or _fits_type(elem, x)
     if t.is_list():
-        if t.size is not None and t.elem.base_name in ("int", "SymInt", "float", "bool") and _fits_type(t.elem, x):
+        assert elem is not None
+        if t.size is not None and elem.base_name in ("int", "SymInt", "float", "bool") and _fits_type(elem, x):
             return True  # int[2] accepts a single int
-        return isinstance(x, (list, tuple)) and all(_fits_type(t.elem, e) for e in x)
+        return isinstance(x, (list, tuple)) and all(_fits_type(elem, e) for e in x)
     b = t.base_name
     if b == "Tensor":
         return _is_tensor(x)
@@ -48,10 +51,8 @@ _PY_BASE = {"Scalar": "number", "SymInt": "int", "SymFloat": "float", "SymBool":
 
 def _py_type(t: Type) -> str:
     """The schema type as torch prints it in argument errors: Optional[Tensor], List[int], number."""
-    if t.is_optional():
-        return f"Optional[{_py_type(t.elem)}]"
-    if t.is_list():
-        return f"List[{_py_type(t.elem)}]"
+    if t.elem is not None:  # an optional or a list type
+        return f"Optional[{_py_type(t.elem)}]" if t.is_optional() else f"List[{_py_type(t.elem)}]"
     return _PY_BASE.get(t.base_name, t.base_name)
 
 
@@ -113,7 +114,7 @@ def _cast_detail(t: Type, x: Any) -> str:
     if t.is_tensor_like() and not inner.is_list():
         return f"Unable to cast {x} to Tensor"
     if t.is_tensor_like() and isinstance(x, list):  # names the first element that is not a tensor
-        bad = next((e for e in x if not _fits_type(inner.elem, e)), x)
+        bad = next((e for e in x if not _fits_type(inner.elem, e)), x)  # type: ignore[arg-type]  # a list type
         return f"Unable to cast {bad} to Tensor"
     return (
         f"Unable to cast Python instance of type {type(x)} to C++ type '?' "

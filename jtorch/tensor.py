@@ -103,7 +103,8 @@ class _InferenceVersion:
         if not _tls.inference:
             raise RuntimeError(
                 "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
-                "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+                "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                "details.")
 
 
 if TYPE_CHECKING:
@@ -322,7 +323,8 @@ class Tensor(_TensorBase):
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if type(value) is not Tensor and not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
             # torch 2.13's texts (VariableHooks::set_grad): dtype as TypeMeta and ScalarType name it
             if value.dtype != self.dtype:
                 raise RuntimeError(
@@ -376,10 +378,11 @@ class Tensor(_TensorBase):
 
     def detach_(self) -> Tensor:
         if self._base is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
-                               "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
-                               "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
-                               "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+                               "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+                               "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+                               "function in torch/optim/optimizer.py as the solution.")
         self.grad_fn = None
         self._requires_grad = False
         return self

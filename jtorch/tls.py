@@ -1,4 +1,5 @@
-"""Thread-local included/excluded dispatch key sets and the guards that change them (c10/core/impl/LocalDispatchKeySet.h).
+"""Thread-local included/excluded dispatch key sets and the guards that change them
+(c10/core/impl/LocalDispatchKeySet.h).
 
 Each thread starts from PyTorch's defaults. The dispatcher's hot path reads `local.included` and
 `local.exclude_mask` (the excluded set folded into a mask that keeps backend bits, so that applying

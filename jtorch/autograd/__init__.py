@@ -29,8 +29,9 @@ _LAZY = {"Function": "function", "function": "function", "once_differentiable": 
 
 
 def __getattr__(name: str) -> object:
-    """Imported on first use, so that `import jtorch` stays small: custom Functions, and the front-end modules `autograd.functional` and `autograd.profiler` (they call generated
-    bindings / the dispatcher's observers, which this layer may not import)."""
+    """Imported on first use, so that `import jtorch` stays small: custom Functions, and the front-end
+    modules `autograd.functional` and `autograd.profiler` (they call generated bindings / the
+    dispatcher's observers, which this layer may not import)."""
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'jtorch.autograd' has no attribute '{name}'")

@@ -70,7 +70,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
         run_backward(roots, grads, retain_graph, create_graph)
         return
     edges = [gradient_edge(t) for t in inputs]
-    for t, (n, _) in zip(inputs, edges):
+    for n, _ in edges:
         if n is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     got = run_backward(roots, grads, retain_graph, create_graph, inputs=edges)
@@ -141,8 +141,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
             if materialize_grads:
                 g = t.new_zeros(t.shape)
             elif not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
         result.append(g)
     return tuple(result)
 

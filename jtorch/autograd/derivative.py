@@ -146,7 +146,7 @@ def analyze(d: Derivative, schema: FunctionSchema, node_name: str, helpers: dict
             readers.setdefault(name, set()).update(order.index(k.strip()) for k in key.split(","))
     meta_only = used - full
     saved_args = []
-    for name, a in args.items():
+    for name in args:
         if name not in used:
             continue
         if name in kinds:

@@ -1,4 +1,5 @@
-"""Derivatives of views, shape operators, indexing, joining, gather/scatter, sorting values: part of the table in derivatives.py (see its doc).
+"""Derivatives of views, shape operators, indexing, joining, gather/scatter, sorting values: part of
+the table in derivatives.py (see its doc).
 
 In derivatives.yaml's order, so that the per-name node counters match PyTorch's (SqueezeBackward0/1/2,
 ScatterBackward0/1, SortBackward0/1, IndexFillBackward0/1, MaskedFillBackward0/1). Operators jtorch

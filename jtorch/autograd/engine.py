@@ -215,7 +215,7 @@ def run_backward(roots: Sequence[tuple], grads: Sequence[Any], keep_graph: bool,
         _local.grad_enabled = prev_grad
     if captured is None:
         return []
-    return [captured.get(i) for i in range(len(inputs))]
+    return [captured.get(i) for i in range(len(inputs))]  # type: ignore[arg-type]  # captured: inputs given
 
 
 def _check_nan(n: Node, gout: Any) -> None:

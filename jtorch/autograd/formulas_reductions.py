@@ -260,7 +260,8 @@ def cumprod_backward(grad: Any, self: Any, dim: int, result: Any) -> Any:
         zeros_seen = is_zero.cumsum(dim)
         before = zeros_seen == 0
         first = is_zero.logical_and(zeros_seen == 1)
-        part_before = reversed_cumsum(_where_zero(before.logical_not(), w), dim) / ones.where(before.logical_not(), self)
+        part_before = (reversed_cumsum(_where_zero(before.logical_not(), w), dim)
+                       / ones.where(before.logical_not(), self))
         y1 = ones.where(first, self).cumprod(dim)
         part_first = reversed_cumsum(_where_zero(zeros_seen == 0, conj(y1) * grad), dim)
         return _where_zero(before.logical_not(), part_before) + _where_zero(first.logical_not(), part_first)
@@ -306,7 +307,8 @@ def cummaxmin_backward(grad: Any, self: Any, indices: Any, dim: int) -> Any:
 # ---- softmax -------------------------------------------------------------------------------------------
 def softmax_double_backward(grad: Any, grad_output: Any, dim: int, output: Any) -> Any:
     """torch's softmax_double_backward: the gradient of _softmax_backward_data by its output."""
-    return grad_output * grad - (output * grad_output).sum(dim, True) * grad - grad_output * (output * grad).sum(dim, True)
+    return (grad_output * grad - (output * grad_output).sum(dim, True) * grad
+            - grad_output * (output * grad).sum(dim, True))
 
 
 # ---- matrix products -------------------------------------------------------------------------------------

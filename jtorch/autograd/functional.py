@@ -198,8 +198,9 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
                                       '`strategy="forward-mode"` are not supported together (yet). Please either set '
                                       '`create_graph=False` or `strategy="reverse-mode"`.')
         if strict:
-            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
-                               'supported together (yet). Please either set `strict=False` or '
+            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and '
+                               '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                               '`strict=False` or '
                                '`strategy="reverse-mode"`.')
         if not vectorize:
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
@@ -233,7 +234,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
                         row.append(torch.zeros_like(inp))
             jac.append(tuple(_stack(torch, row, inputs[k]).view(out.size() + inputs[k].size())
                              for k, row in enumerate(rows)))
-        jac = _grad_postprocess(tuple(jac), create_graph)
+        jac = _grad_postprocess(tuple(jac), create_graph)  # type: ignore[assignment]  # a tuple from here on
         return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 

@@ -49,7 +49,7 @@ def _numerical(func: Callable, inputs: tuple, i: int, eps: float) -> list[np.nda
 
             def at(v: float) -> list[np.ndarray]:
                 if x.dim():
-                    flat[idx] = v
+                    flat[idx] = v  # noqa: B023  (called within this iteration only)
                 else:
                     flat.fill_(v)
                 outs = _outputs(func, inputs)

@@ -221,7 +221,8 @@ class AccumulateGrad(Node):
             # the engine's list and this frame hold it, and getrefcount's own argument.
             if (not _local.grad_enabled and _getrefcount(g) <= _STEAL_REFS and g._stride == var._stride
                     and g._offset == 0 and g.dtype is var.dtype and _whole(g)):
-                var._grad = g if g._base is None else Tensor._make(g._storage, g._size, g._stride, 0, g.dtype, g._device)
+                var._grad = g if g._base is None else Tensor._make(g._storage, g._size, g._stride, 0, g.dtype,
+                                                                    g._device)
             else:
                 new = var.new_empty_strided(var._size, var._stride) if _dense(var) else g.new_empty(var._size)
                 var._grad = new.copy_(g)  # clone_obey_contract; under create_graph it records the copy, as torch's

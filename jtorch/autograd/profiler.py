@@ -166,7 +166,8 @@ class EventList(list):
         for e in self:
             if not isinstance(e, FunctionEvent):
                 continue
-            ev: dict[str, Any] = {"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op", "name": e.name,
+            ev: dict[str, Any] = {
+                  "ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op", "name": e.name,
                   "pid": pid, "tid": e.thread, "ts": e.time_range_start, "dur": e.cpu_time_total, "args": {}}
             if e.input_shapes:
                 ev["args"]["Input Dims"] = e.input_shapes

@@ -54,7 +54,7 @@ def record_source(spec: Any) -> str:
         full = "args" if nreq == npos else f"args if n == {npos} else args + tails[n]"
         lines.append(f"        {', '.join(unpack)}{',' if len(unpack) == 1 else ''} = {full}")
     needs = []
-    for j, (name, kind) in enumerate(info.inputs):
+    for j, (name, _kind) in enumerate(info.inputs):
         if name not in pos:  # a keyword-only tensor: only the generic binding knows it
             return ""
         v = f"a_{name}"
@@ -62,7 +62,8 @@ def record_source(spec: Any) -> str:
         # gradient_edge, its commonest case inline: a non-view with a grad_fn
         lines += [f"        if type({v}) is Tensor or isinstance({v}, Tensor):",
                   f"            fn = {v}.grad_fn",
-                  f"            {e} = (fn, {v}._output_nr) if fn is not None and {v}._base is None else gradient_edge({v})",
+                  f"            {e} = (fn, {v}._output_nr) if fn is not None and {v}._base is None "
+                  f"else gradient_edge({v})",
                   "        else:",
                   f"            {e} = NO_EDGE"]
         needs.append(f"{e}[0] is not None")

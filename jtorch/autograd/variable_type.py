@@ -340,9 +340,10 @@ def check_inplace(self: Tensor, requires_grad: bool) -> None:
         meta = self._creation_meta
         if meta is CreationMeta.MULTI_OUTPUT_NODE and self.grad_fn is not None:
             raise RuntimeError(
-                f"Output {self._output_nr} of {self.grad_fn.name_of_forward()} is a view and is being modified inplace. "
-                "This view is the output of a function that returns multiple views. Such functions do not allow the "
-                "output views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+                f"Output {self._output_nr} of {self.grad_fn.name_of_forward()} is a view and is being modified "
+                "inplace. This view is the output of a function that returns multiple views. Such functions do not "
+                "allow the output views to be modified inplace. You should replace the inplace operation by an "
+                "out-of-place one.")
         if meta is CreationMeta.NO_GRAD_MODE:
             raise RuntimeError(
                 "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "

@@ -207,7 +207,8 @@ floor_divide = _binary("floor_divide", s.div_floor, inplace_overload="Tensor",
                        dispatch_check=_div_floor_dispatch, dunder="__floordiv__", inplace_dunder="__ifloordiv__")
 reflect_dunder("__rfloordiv__", "floor_divide")
 remainder = _binary("remainder", s.remainder, out_overload="Tensor_out", overload="Tensor", inplace_overload="Tensor",
-                    dispatch_check=_dispatch("remainder_cpu", _real_not_bool), dunder="__mod__", inplace_dunder="__imod__")
+                    dispatch_check=_dispatch("remainder_cpu", _real_not_bool), dunder="__mod__",
+                    inplace_dunder="__imod__")
 reflect_dunder("__rmod__", "remainder")
 
 
@@ -238,8 +239,9 @@ def _pow_scalar_select(extras: dict) -> tuple[Callable, tuple[str, ...]]:
     return special if special is not None else (s.pow, ("exponent",))
 
 
-_POW_SPECIAL = {0: (s.pow_zero, ()), 1: (s.pow_one, ()), 2: (s.pow_two, ()), 3: (s.pow_three, ()),
-                0.5: (s.pow_sqrt, ()), -1: (s.pow_reciprocal, ())}
+_POW_SPECIAL: dict[float, tuple[Callable[..., Any], tuple[str, ...]]] = {
+    0: (s.pow_zero, ()), 1: (s.pow_one, ()), 2: (s.pow_two, ()), 3: (s.pow_three, ()), 0.5: (s.pow_sqrt, ()),
+    -1: (s.pow_reciprocal, ())}
 
 pow_tensor = elementwise(
     "pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)",
@@ -391,8 +393,9 @@ def _where_prepare(tensors: list, extras: dict, mode: int, provided: Tensor | No
     global _warned_uint8_condition
     condition, self, other = tensors
     rt = result_type(self, other)
-    if mode == OUT and provided.dtype is not rt:
-        raise RuntimeError(f"Expected out type to be {SCALAR_TYPE_NAME[rt]} but got {SCALAR_TYPE_NAME[provided.dtype]}")
+    if mode == OUT and provided.dtype is not rt:  # type: ignore[union-attr]  # OUT mode: provided
+        raise RuntimeError(f"Expected out type to be {SCALAR_TYPE_NAME[rt]} but got "
+                           f"{SCALAR_TYPE_NAME[provided.dtype]}")  # type: ignore[union-attr]  # as above
     if condition.dtype is _dt.uint8:
         if not _warned_uint8_condition:  # TORCH_WARN_ONCE
             _warned_uint8_condition = True

@@ -81,13 +81,15 @@ def _fused_adam(adamw: bool, self: list, grads: list, exp_avgs: list, exp_avg_sq
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         step_size = lr / bias_correction1
-        r_avg(m, (m, g, p), dt, (c(1 - beta1), c(coupled), c(flag)), n)
-        r_sq(v, (v, g, p), dt, (c(beta2), c(1 - beta2), c(coupled), c(flag)), n)
+        r_avg(m, (m, g, p), dt, (c(1 - beta1), c(coupled), c(flag)), n)  # type: ignore[misc]  # CPU, CUDA have it
+        r_sq(v, (v, g, p), dt,  # type: ignore[misc]  # CPU and CUDA have the stub
+             (c(beta2), c(1 - beta2), c(coupled), c(flag)), n)
         if amsgrad:
             mx = max_exp_avg_sqs[i]
-            r_max(mx, (mx, v), dt, (), n)
+            r_max(mx, (mx, v), dt, (), n)  # type: ignore[misc]  # CPU and CUDA have the stub
             v = mx
-        r_par(p, (p, m, v), dt, (c(decay), c(bias_correction2 ** 0.5), c(eps), c(-step_size)), n)
+        r_par(p, (p, m, v), dt,  # type: ignore[misc]  # CPU and CUDA have the stub
+              (c(decay), c(bias_correction2 ** 0.5), c(eps), c(-step_size)), n)
 
 
 @fused_adam_.impl_backends

@@ -74,8 +74,8 @@ def _expand_indices(self: Tensor, indices: list, with_values: bool) -> list:
             continue
         if _is_mask(t):
             if t.dtype is _dt.uint8:
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
-                              UserWarning, stacklevel=user_stacklevel())
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", UserWarning, stacklevel=user_stacklevel())
             for j, s in enumerate(t._size):
                 src = len(out) + j
                 if src >= ndim or s != self._size[src]:
@@ -165,7 +165,8 @@ def _index_put_checks(self: Tensor, indices: list, values: Tensor, accumulate: b
     if any(s > 1 and st == 0 for s, st in zip(self._size, self._stride)):
         warnings.warn(
             "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing this "
-            "operation. This also applies to advanced indexing e.g. tensor[indices] = tensor", UserWarning, stacklevel=user_stacklevel())
+            "operation. This also applies to advanced indexing e.g. tensor[indices] = tensor", UserWarning,
+            stacklevel=user_stacklevel())
     # canDispatchToMaskedFill: one mask and a one-element CPU value take masked_fill_ (no dtype check)
     masked_fill = (not accumulate and values.numel() == 1 and values._device.type == "cpu"
                    and sum(t is not None for t in indices) == 1

@@ -110,12 +110,12 @@ def _cat_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
         assert_no_internal_overlap(out)
         for t in ts:
             assert_no_overlap(out, t)
-    ctx.cat_dim = dim  # PyTorch's precomputed `dim`
+    ctx.cat_dim = dim  # type: ignore[attr-defined]  # PyTorch's precomputed `dim`, on cat's context
 
 
 def _cat_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
     out = ctx.output(0)
-    dim = ctx.cat_dim
+    dim = ctx.cat_dim  # type: ignore[attr-defined]  # set by the meta above
     fast = backend.cat
     ts = extras["tensors"]
     if fast(out, [t for t in ts if t._size != (0,)] if len(out._size) == 1 else ts, dim):
@@ -161,7 +161,7 @@ def _unsqueezed(t: Tensor, dim: int) -> Tensor:
                         t._offset, t.dtype, t._device, t._vc, t if t._base is None else t._base)
 
 
-def _stack_inputs(tensors: Sequence[Tensor], dim: int, name: str = "stack") -> list:
+def _stack_inputs(tensors: Sequence[Tensor], dim: int, name: str = "stack") -> tuple[list[Tensor], int]:
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     d = wrap_dim(dim, len(tensors[0]._size) + 1)

@@ -91,7 +91,8 @@ def _apply_select(self: Tensor, dim: int, index: int, real_dim: int) -> Tensor:
 def _apply_slice(self: Tensor, dim: int, start: int, stop: int, step: int, disable_slice_optimization: bool) -> Tensor:
     if step <= 0:
         raise ValueError("step must be greater than zero")
-    if not disable_slice_optimization and start == 0 and step == 1 and dim < len(self._size) and stop >= self._size[dim]:
+    if (not disable_slice_optimization and start == 0 and step == 1 and dim < len(self._size)
+            and stop >= self._size[dim]):
         return self
     return _op("slice.Tensor")(self, dim, start, stop, step)
 
@@ -300,7 +301,8 @@ def _value_tensor(self: Tensor, value: Any) -> Tensor:
 def _setitem(self: Tensor, index: Any, value: Any) -> None:
     if not isinstance(value, Tensor):
         tp = type(value)
-        if not (tp in _PY_SCALARS or isinstance(value, (int, float, complex, np.integer))) or isinstance(value, np.bool_):
+        if (not (tp in _PY_SCALARS or isinstance(value, (int, float, complex, np.integer)))
+                or isinstance(value, np.bool_)):
             raise TypeError(f"can't assign a {tp_name(value)} to a {type_string(self, 'torch')}")
         if tp not in _PY_SCALARS:
             value = value.item() if isinstance(value, np.generic) else (

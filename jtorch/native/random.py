@@ -174,14 +174,15 @@ def _check_from_to_in_range(from_: int, to_inc: int, d: _dt.dtype) -> None:
                 warnings.warn(
                     f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {name} can "
                     "support discrete uniform distribution only within this range. This warning will become an "
-                    "error in version 1.7 release, please fix the code in advance", UserWarning, stacklevel=user_stacklevel())
+                    "error in version 1.7 release, please fix the code in advance", UserWarning,
+                    stacklevel=user_stacklevel())
 
 
 def _int_max(d: _dt.dtype) -> int:
     """The largest value random_ produces with no upper bound: 2^digits, the type's max, or true."""
     if d.is_floating_point:
         return min(1 << _DIGITS[d], _INT64_MAX)
-    return LIMITS[d][1]
+    return LIMITS[d][1]  # type: ignore[return-value]  # an integral (or bool) dtype's max is an int
 
 
 def _random_from_to(self: Tensor, from_: int, to: int | None, generator: Any) -> Tensor:

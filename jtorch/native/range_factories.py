@@ -93,6 +93,8 @@ def _arange_values(start: Any, step: Any, n: int, dtype: _dt.dtype) -> np.ndarra
     half, int64 for integers), computed the way ATen's CPU kernel is: per parallel chunk, two
     Vectorized at a time, each `Vectorized::arange(start + step * i0, step)` (lane k holds
     `base + k * step` with `base` already rounded to the dtype), and a scalar tail."""
+    s: float
+    st: float
     if not dtype.is_floating_point:  # exact in int64; the narrowing cast wraps
         s, st = int(checked_scalar(_dt.int64, start)), int(checked_scalar(_dt.int64, step))
         with np.errstate(over="ignore"):
@@ -172,6 +174,8 @@ def arange_start_out_kernel(start: Any, end: Any, step: Any = 1, *, out: Tensor)
         else:  # the values the host path computes, with its chunking (see _arange_values)
             nt = _backend("cpu").parallel_chunks(size)
             chunk, vec = (-(-size // nt) if nt > 1 else size), _VEC_BYTES // d.itemsize
+            s: float
+            st: float
             if not d.is_floating_point:
                 s, st = int(checked_scalar(_dt.int64, start)), int(checked_scalar(_dt.int64, step))
             elif d is _dt.float16:

@@ -348,7 +348,7 @@ def block_diag_kernel(tensors: Sequence[Tensor]) -> Tensor:
         from ..device import CPU
 
         return allocate((1, 0), None, _dt.get_default_dtype(), CPU)
-    dev = tensors[0]._device if tensors else None
+    dev = tensors[0]._device  # not empty (returned above)
     dtype = tensors[0].dtype if tensors else _dt.get_default_dtype()
     mats = []
     for i, t in enumerate(tensors):

@@ -306,7 +306,8 @@ def _unique_impl(self: Tensor, sorted: bool, return_inverse: bool, return_counts
         dim = wrap_dim(dim, self.dim(), wrap_scalar=False)  # self.size(dim): a 0-dim tensor has none
         if self.numel() == 0:
             if self._size[dim] != 0 if self.dim() else True:
-                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                                   "applied")
             return (allocate(self._size, None, self.dtype, dev), allocate((0,), None, _dt.int64, dev),
                     allocate((0,), None, _dt.int64, dev))
     if dev.type == "meta":
@@ -319,8 +320,8 @@ def _unique_impl(self: Tensor, sorted: bool, return_inverse: bool, return_counts
         if i == 0 and dim is not None and not flat:  # unique_dim: the slices' rows, then moveaxis(0, dim)
             moved = contiguous_strides((shape[dim],) + shape[:dim] + shape[dim + 1:])
             stride = moved[1:dim + 1] + (moved[0],) + moved[dim + 1:]
-        outs[i] = allocate(shape, stride, self.dtype if i == 0 else _dt.int64, dev)
-        return outs[i]
+        t = outs[i] = allocate(shape, stride, self.dtype if i == 0 else _dt.int64, dev)
+        return t
 
     _backend_of(self).unique(self, sorted, return_inverse, return_counts, dim, consecutive, alloc)
     return tuple(outs)
@@ -381,7 +382,7 @@ def _contains(self: Tensor, element: Any) -> bool:
     import numbers
 
     if isinstance(element, (Tensor, numbers.Number)):
-        return bool((element == self).any().item())
+        return bool((element == self).any().item())  # type: ignore[union-attr]  # a Tensor (reflected __eq__)
     raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
 
 

@@ -219,14 +219,14 @@ def _leaves_to_array(leaves: list, d: _dt.dtype) -> np.ndarray:
         if d in _INT_NAMES and kinds <= {int, bool}:
             arr = np.array(leaves, dtype=np.int64)
             lo, hi = LIMITS[d]
-            bad = ((arr > hi) | (arr < -hi)) if lo == 0 else ((arr < lo) | (arr > hi))
+            bad = ((arr > hi) | (arr < -hi)) if lo == 0 else ((arr < lo) | (arr > hi))  # type: ignore[operator]  # an int
             if bad.any():
                 raise overflow_error(_INT_NAMES[d])
             return arr.astype(d.numpy)
         if d in _INT_NAMES and kinds <= {float}:
             arr = np.array(leaves, dtype=np.float64)
             lo, hi = LIMITS[d]
-            bad = np.isnan(arr) | (arr < lo) | (arr > hi)
+            bad = np.isnan(arr) | (arr < lo) | (arr > hi)  # type: ignore[operator]  # integral: lo is an int
             if d is _dt.int64:
                 bad |= arr >= 9223372036854775808.0
             if bad.any():

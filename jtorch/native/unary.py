@@ -157,11 +157,11 @@ def _abs_prepare(tensors: list, extras: dict, mode: int, provided: Tensor | None
     if self.dtype.is_complex:
         if mode == INPLACE:
             raise RuntimeError("In-place abs is not supported for complex tensors.")
-        if mode == FUNCTIONAL or not provided.dtype.is_complex:
+        if mode == FUNCTIONAL or not provided.dtype.is_complex:  # type: ignore[union-attr]  # OUT mode: provided
             real = self.dtype.to_real()
-            if mode == OUT and not can_cast(real, provided.dtype):
+            if mode == OUT and not can_cast(real, provided.dtype):  # type: ignore[union-attr]  # OUT mode: provided
                 raise RuntimeError(f"result type {SCALAR_TYPE_NAME[real]} can't be cast to the desired output "
-                                   f"type {SCALAR_TYPE_NAME[provided.dtype]}")
+                                   f"type {SCALAR_TYPE_NAME[provided.dtype]}")  # type: ignore[union-attr]  # OUT
             extras["config"] = _TO_REAL[self.dtype]
     return tensors
 

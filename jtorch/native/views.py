@@ -154,11 +154,12 @@ def view_kernel(self: Tensor, size: Sequence[int]) -> Tensor:
         st.reverse()
         stride = tuple(st)
     else:
-        stride = compute_stride(old, old_stride, shape)
-        if stride is None:
+        computed = compute_stride(old, old_stride, shape)
+        if computed is None:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans "
                 "across two contiguous subspaces). Use .reshape(...) instead.")
+        stride = computed
     base = self._base
     return _make(self._storage, shape, stride, self._offset, self.dtype, self._device, self._vc,
                  self if base is None else base)
@@ -264,14 +265,16 @@ def as_strided_kernel(self: Tensor, size: Sequence[int], stride: Sequence[int],
         raise RuntimeError("mismatch in length of strides and shape")
     for st in stride:
         if st < 0:
-            raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {_fmt(stride)}")
+            raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
+                               f"{_fmt(stride)}")
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     # checkInBoundsForStorage (computeStorageNbytes): sizes are checked here too
     extent = 1
     for s, st in zip(size, stride):
         if s < 0:
-            raise RuntimeError(f"Storage size calculation overflowed with sizes={_fmt(size)} and strides={_fmt(stride)}")
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={_fmt(size)} and "
+                               f"strides={_fmt(stride)}")
         if s == 0:
             extent = 0
             break
@@ -429,8 +432,8 @@ def infer_expand_geometry(tensor_sizes: tuple, tensor_strides: tuple, sizes: Seq
         if size != target:
             if size != 1:
                 raise RuntimeError(
-                    f"The expanded size of the tensor ({target}) must match the existing size ({size}) at non-singleton "
-                    f"dimension {i}.  Target sizes: {_fmt(sizes)}.  Tensor sizes: {_fmt(tensor_sizes)}")
+                    f"The expanded size of the tensor ({target}) must match the existing size ({size}) at "
+                    f"non-singleton dimension {i}.  Target sizes: {_fmt(sizes)}.  Tensor sizes: {_fmt(tensor_sizes)}")
             size = target
             stride = 0
         out_size[i] = size
@@ -551,7 +554,8 @@ select = declare("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 slice_op = declare(
     "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
     variants="")  # PyTorch binds no Python name for it: Python slicing reaches it through __getitem__
-narrow = declare("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", variants="function, method")
+narrow = declare("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)",
+                 variants="function, method")
 narrow_tensor = declare("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)",
                         variants="function, method")
 unbind = declare("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", variants="function, method")
@@ -681,13 +685,14 @@ def split_with_sizes_kernel(self: Tensor, split_sizes: Sequence[int], dim: int =
     for length in split_sizes:
         if length < 0:
             raise RuntimeError(
-                f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={_fmt(split_sizes)}")
+                "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                f"split_sizes={_fmt(split_sizes)}")
         out.append(slice_kernel(self, d, start, start + length, 1))
         start += length
     if start != dim_size:
         raise RuntimeError(
-            f"split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's size at dimension {d}), "
-            f"but got split_sizes={_fmt(split_sizes)}")
+            f"split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's size at dimension "
+            f"{d}), but got split_sizes={_fmt(split_sizes)}")
     return tuple(out)
 
 
@@ -749,7 +754,8 @@ def _T(self: Tensor) -> Tensor:
 
 def _mT(self: Tensor) -> Tensor:
     if self.dim() < 2:
-        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D tensor.")
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {self.dim()}-D tensor.")
     return transpose.op(self, -2, -1)
 
 

@@ -1,10 +1,10 @@
 """`jtorch.optim`: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad) and learning-rate schedulers."""
 from . import lr_scheduler  # noqa: F401
-from .adagrad import *  # noqa: F401,F403
-from .adam import *  # noqa: F401,F403
-from .adamw import *  # noqa: F401,F403
-from .optimizer import *  # noqa: F401,F403
-from .rmsprop import *  # noqa: F401,F403
-from .sgd import *  # noqa: F401,F403
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer, required  # noqa: F401  (required: torch.optim's, not in its __all__)
+from .rmsprop import RMSprop
+from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]

@@ -147,12 +147,14 @@ def _device_dtype_check_for_fused(p: Any) -> None:
 
 def _fusable(group: dict, p: Any, state: dict) -> bool:
     """Whether `p` takes the fused kernel: asked for (fused=True) or left to jtorch (fused and
-    foreach both None; foreach=False asks for torch's loop), and a dense contiguous float32/float64 tensor whose state is alike.
+    foreach both None; foreach=False asks for torch's loop), and a dense contiguous float32/float64
+    tensor whose state is alike.
     Unlike torch, which runs its op-per-line loop on the CPU by default, jtorch fuses by default:
     per-operator overhead is its largest cost in a small model's step, and the fused kernel's
     numbers are the loop's (jtorch/kernels/scalar_optim.py)."""
     if group["differentiable"] or not (group["fused"] or (group["fused"] is None and group["foreach"] is None)):
         return False
-    if p.dtype not in FUSED_DTYPES or p.grad.dtype is not p.dtype or not p.is_contiguous() or not p.grad.is_contiguous():
+    if (p.dtype not in FUSED_DTYPES or p.grad.dtype is not p.dtype or not p.is_contiguous()
+            or not p.grad.is_contiguous()):
         return False
     return all(v.is_contiguous() for k, v in state.items() if k != "step")

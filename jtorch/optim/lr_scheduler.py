@@ -72,9 +72,11 @@ class LRScheduler:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with last_epoch >= 0.\n"
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
+                        "last_epoch >= 0.\n"
                         "This typically happens when:\n"
-                        "1. You're trying to resume training from a checkpoint but haven't properly loaded the optimizer state\n"
+                        "1. You're trying to resume training from a checkpoint but haven't properly loaded the "
+                        "optimizer state\n"
                         "2. You're using last_epoch >= 0 for a fresh training run (not recommended)"
                     )
         self.base_lrs: list[float] = _lrs(optimizer, "initial_lr")
@@ -172,7 +174,8 @@ class LambdaLR(LRScheduler):
     def state_dict(self) -> dict[str, Any]:
         # functions are not saved; callable objects save their __dict__ (as torch)
         sd = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        sd["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in self.lr_lambdas]
+        sd["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                            for fn in self.lr_lambdas]
         return sd
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -209,7 +212,8 @@ class StepLR(LRScheduler):
 class MultiStepLR(LRScheduler):
     """Multiply by gamma at each milestone (a milestone listed twice multiplies twice)."""
 
-    def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1, last_epoch: int = -1) -> None:
+    def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
         self.milestones = Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -320,7 +324,8 @@ class OneCycleLR(LRScheduler):
         self._schedule_phases: list[dict[str, Any]]
         if three_phase:
             self._schedule_phases = [
-                dict(end_step=up, start_lr="initial_lr", end_lr="max_lr", start_momentum="max_momentum", end_momentum="base_momentum"),
+                dict(end_step=up, start_lr="initial_lr", end_lr="max_lr", start_momentum="max_momentum",
+                     end_momentum="base_momentum"),
                 dict(end_step=float(2 * pct_start * self.total_steps) - 2, start_lr="max_lr", end_lr="initial_lr",
                      start_momentum="base_momentum", end_momentum="max_momentum"),
                 dict(end_step=self.total_steps - 1, start_lr="initial_lr", end_lr="min_lr",
@@ -328,7 +333,8 @@ class OneCycleLR(LRScheduler):
             ]
         else:
             self._schedule_phases = [
-                dict(end_step=up, start_lr="initial_lr", end_lr="max_lr", start_momentum="max_momentum", end_momentum="base_momentum"),
+                dict(end_step=up, start_lr="initial_lr", end_lr="max_lr", start_momentum="max_momentum",
+                     end_momentum="base_momentum"),
                 dict(end_step=self.total_steps - 1, start_lr="max_lr", end_lr="min_lr",
                      start_momentum="base_momentum", end_momentum="max_momentum"),
             ]

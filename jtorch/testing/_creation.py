@@ -55,7 +55,7 @@ def make_tensor(*shape: Any, dtype: jtorch.dtype, device: Any, low: float | None
     bounds clamped to the dtype's range, `noncontiguous` (every other element of the last dim, for
     tensors of 2+ elements), `exclude_zero` (zeros become 1 or the dtype's tiny), `memory_format`."""
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
-        shape = shape[0]
+        shape = shape[0]  # type: ignore[assignment]  # make_tensor((2, 3), ...)
     shape = tuple(shape)
     if noncontiguous and memory_format is not None:
         raise ValueError(f"The parameters `noncontiguous` and `memory_format` are mutually exclusive, but got "
@@ -68,14 +68,14 @@ def make_tensor(*shape: Any, dtype: jtorch.dtype, device: Any, low: float | None
         shape = (*shape[:-1], 2 * shape[-1])
     if dtype is jtorch.bool:
         low, high = _low_high(dtype, low, high, 0, 2, 0, 2)
-        result = jtorch.randint(low, high, shape, device=device, dtype=dtype)
+        result = jtorch.randint(low, high, shape, device=device, dtype=dtype)  # type: ignore[arg-type]  # ints
     elif dtype in _INTEGRAL:
         info = jtorch.iinfo(dtype)
         low, high = _low_high(dtype, low, high, info.min, info.max + (dtype is not jtorch.int64), -9, 10)
-        result = jtorch.randint(low, high, shape, device=device, dtype=dtype)
+        result = jtorch.randint(low, high, shape, device=device, dtype=dtype)  # type: ignore[arg-type]  # ints
     elif dtype in _FLOATING_OR_COMPLEX:
         real = _REAL_OF.get(dtype, dtype)
-        info = jtorch.finfo(dtype)
+        info = jtorch.finfo(dtype)  # type: ignore[assignment]  # this branch's finfo
         low, high = _low_high(dtype, low, high, info.min, info.max, -9, 9)
         result = _uniform(shape, real, device, low, high)
         if dtype in _COMPLEX:  # real and imaginary parts each uniform in [low, high), as torch draws them

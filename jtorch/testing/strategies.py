@@ -159,4 +159,5 @@ def tensors(draw: Any, dtype: jtorch.dtype | st.SearchStrategy | None = None,
     layout = draw(layout if isinstance(layout, st.SearchStrategy) else layouts() if layout is None
                   else st.just(layout))
     rng = np.random.default_rng(draw(seeds()))
-    return with_layout(random_values(rng, dtype, tuple(shape), **value_options), layout)[0]
+    values = random_values(rng, dtype, tuple(shape), **value_options)  # type: ignore[arg-type]  # drawn by now
+    return with_layout(values, layout)[0]  # type: ignore[arg-type]  # as above

@@ -242,8 +242,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if mode not in expected:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by jtorch (nearest, linear, "
                                   "bilinear, trilinear are)")
-    if expected[mode] is not None and dim != expected[mode]:
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {expected[mode] + 2}D input")
+    want = expected[mode]
+    if want is not None and dim != want:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want + 2}D input")
     if dim < 1:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "

@@ -1,9 +1,9 @@
 """Loss functions of `torch.nn.functional`, composed from jtorch's differentiable operators.
 
 cross_entropy with class indices is torch's: one log_softmax and one aten::nll_loss_forward
-(jtorch/native/loss.py), recording LogSoftmaxBackward0 and NllLossBackward0. binary_cross_entropy is an autograd Function so that its gradient is torch's
-`(x - y) / max(x (1 - x), 1e-12)` also where the input is exactly 0 or 1 (the composed log's
-gradient would be cut by the -100 clamp there).
+(jtorch/native/loss.py), recording LogSoftmaxBackward0 and NllLossBackward0. binary_cross_entropy
+is an autograd Function so that its gradient is torch's `(x - y) / max(x (1 - x), 1e-12)` also where
+the input is exactly 0 or 1 (the composed log's gradient would be cut by the -100 clamp there).
 """
 from __future__ import annotations
 

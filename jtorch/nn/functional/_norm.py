@@ -60,7 +60,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                 if running_var is not None:
                     running_var.copy_(var * (momentum * n / (n - 1)) + running_var * (1 - momentum))
     else:
-        mean, var = running_mean, running_var
+        mean, var = running_mean, running_var  # type: ignore[assignment]  # checked above: given in evaluation mode
     out = (input - _per_channel(mean, ndim)) * _per_channel(torch.rsqrt(var + eps), ndim)
     if weight is not None:
         out = out * _per_channel(weight, ndim)
@@ -163,7 +163,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
                     running_var.copy_(unbiased * momentum + running_var * (1 - momentum))
         out = (input - mean) * torch.rsqrt(var + eps)
     else:
-        out = (input - _per_channel(running_mean, ndim)) * _per_channel(torch.rsqrt(running_var + eps), ndim)
+        out = ((input - _per_channel(running_mean, ndim))  # type: ignore[arg-type]  # checked above: given
+               * _per_channel(torch.rsqrt(running_var + eps), ndim))  # type: ignore[operator,arg-type]  # as above
     if weight is not None:
         out = out * _per_channel(weight, ndim)
     if bias is not None:

@@ -214,9 +214,9 @@ class LayerNorm(Module):
                  bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        if isinstance(normalized_shape, numbers.Integral):  # NumPy ints too
+            normalized_shape = (normalized_shape,)  # type: ignore[assignment]  # a 1-tuple of an Integral
+        self.normalized_shape = tuple(normalized_shape)  # type: ignore[arg-type]  # a sequence by now
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         _affine_parameters(self, self.elementwise_affine, bias, self.normalized_shape, factory_kwargs)
@@ -273,9 +273,9 @@ class RMSNorm(Module):
     def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
                  elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        if isinstance(normalized_shape, numbers.Integral):  # NumPy ints too
+            normalized_shape = (normalized_shape,)  # type: ignore[assignment]  # a 1-tuple of an Integral
+        self.normalized_shape = tuple(normalized_shape)  # type: ignore[arg-type]  # a sequence by now
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if self.elementwise_affine:

@@ -1,8 +1,8 @@
 """`jtorch.utils.data`: datasets, samplers, default_collate and the (single-process) DataLoader."""
 from ._collate import default_collate, default_convert  # noqa: F401
-from .dataloader import *  # noqa: F401,F403
-from .dataset import *  # noqa: F401,F403
-from .sampler import *  # noqa: F401,F403
+from .dataloader import DataLoader
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
 
 __all__ = [
     "DataLoader", "Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "random_split",

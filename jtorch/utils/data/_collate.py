@@ -99,7 +99,7 @@ def collate(batch: Any, *, collate_fn_map: dict[Any, Callable] | None = None) ->
             return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
         try:
             if isinstance(elem, collections.abc.MutableSequence):
-                clone = copy.copy(elem)
+                clone = copy.copy(elem)  # type: ignore[arg-type]  # the name held a mapping's copy above
                 for i, samples in enumerate(transposed):
                     clone[i] = collate(samples, collate_fn_map=collate_fn_map)
                 return clone

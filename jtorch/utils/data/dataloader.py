@@ -128,7 +128,8 @@ class DataLoader:
         self.__initialized = True
 
     def __setattr__(self, attr: str, val: Any) -> None:
-        if self.__initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers"):
+        if self.__initialized and attr in ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset",
+                                           "persistent_workers"):
             raise ValueError(f"{attr} attribute should not be set after {self.__class__.__name__} is initialized")
         super().__setattr__(attr, val)
 

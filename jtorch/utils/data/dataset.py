@@ -146,12 +146,13 @@ def random_split(dataset: Any, lengths: Sequence[int | float], generator: Any = 
         lengths = subset_lengths
         for i, length in enumerate(lengths):
             if length == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.", stacklevel=2)
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                              stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = jtorch.randperm(sum(lengths), generator=generator).tolist()
+    indices = jtorch.randperm(sum(lengths), generator=generator).tolist()  # type: ignore[arg-type]  # ints by now
     out, offset = [], 0
-    for length in lengths:
+    for length in lengths:  # type: ignore[assignment]  # ints by now
         offset += length
         out.append(Subset(dataset, indices[offset - length: offset]))
     return out
