@@ -298,6 +298,19 @@ class Optimizer:
         self.param_groups.append(param_group)
 
 
+# torch's name for a hyper-parameter in its "Invalid ...: value" text, where it is not "<name> value"
+_HYPERPARAMETER_TEXT = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def _check_nonnegative(*, nan_passes: bool = False, **values: float) -> None:
+    """torch's per-optimizer constructor checks, in the order given: `if not 0.0 <= value: raise
+    ValueError(f"Invalid ...: {value}")`, so NaN is refused too, except where torch writes
+    `if value < 0.0` (SGD: `nan_passes=True`)."""
+    for name, value in values.items():
+        if value < 0.0 if nan_passes else not 0.0 <= value:
+            raise ValueError(f"Invalid {_HYPERPARAMETER_TEXT.get(name, name + ' value')}: {value}")
+
+
 def _scalar_step() -> Tensor:
     """A fresh `state['step']`: a 0-dim tensor of the default float dtype, as torch keeps it."""
     return jtorch.tensor(0.0, dtype=jtorch.get_default_dtype())
