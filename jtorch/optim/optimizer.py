@@ -18,6 +18,8 @@ from typing import Any
 import jtorch
 from jtorch import Tensor
 
+from ..autograd.api import zero_grads
+
 __all__ = ["Optimizer", "required"]  # _use_grad: for the optimizers of this package
 
 
@@ -214,18 +216,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's gradient: to None (default) or to zeros in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure: Callable[[], float] | None = None) -> float | None:
         raise NotImplementedError

@@ -14,6 +14,7 @@ from typing import Any
 
 import jtorch
 
+from ...autograd.api import zero_grads
 from ...autograd.node import RemovableHandle, add_hook
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
@@ -345,16 +346,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         for module in self.children():
