@@ -58,6 +58,15 @@ def _forward_unimplemented(self: Module, *input: Any) -> None:
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
+def _submodule_attribute(module: Module, target: str) -> tuple[Module, str, Any]:
+    """get_parameter's and get_buffer's lookup of "path.to.name": (its submodule, name, the attribute)."""
+    module_path, _, name = target.rpartition(".")
+    mod = module.get_submodule(module_path)
+    if not hasattr(mod, name):
+        raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+    return mod, name, getattr(mod, name)
+
+
 class Module:
     """Base class for all neural network modules (torch.nn.Module)."""
 
@@ -172,21 +181,13 @@ class Module:
         return mod
 
     def get_parameter(self, target: str) -> Parameter:
-        module_path, _, param_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, param_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
-        param = getattr(mod, param_name)
+        _, param_name, param = _submodule_attribute(self, target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target: str) -> Tensor:
-        module_path, _, buffer_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, buffer_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
-        buffer = getattr(mod, buffer_name)
+        mod, buffer_name, buffer = _submodule_attribute(self, target)
         if buffer_name not in mod._buffers:
             raise AttributeError("`" + buffer_name + "` is not a buffer")
         return buffer
