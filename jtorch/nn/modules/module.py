@@ -58,6 +58,19 @@ def _forward_unimplemented(self: Module, *input: Any) -> None:
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
+def _check_new_name(module: Module, kind: str, name: Any, registered: dict) -> None:
+    """register_buffer's and register_parameter's checks of `name`, in torch's order ("buffer" or
+    "parameter" as `kind`): a string, no ".", not empty, not another attribute of the module."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if hasattr(module, name) and name not in registered:
+        raise KeyError(f"attribute '{name}' already exists")
+
+
 def _submodule_attribute(module: Module, target: str) -> tuple[Module, str, Any]:
     """get_parameter's and get_buffer's lookup of "path.to.name": (its submodule, name, the attribute)."""
     module_path, _, name = target.rpartition(".")
@@ -110,14 +123,7 @@ class Module:
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name(self, "buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
@@ -132,14 +138,7 @@ class Module:
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name(self, "parameter", name, self._parameters)
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
