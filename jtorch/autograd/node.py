@@ -303,10 +303,12 @@ def replay_history(view: Tensor) -> None:
     they are recorded whatever the caller's mode; a retained grad moves to the new node."""
     old_fn, old_nr = view.grad_fn, view._output_nr
     view._view_version = view._vc.value
+    base = view._base
+    assert base is not None  # a view has a base
     prev = _local.grad_enabled
     _local.grad_enabled = True
     try:
-        regenerated = replay_view(view._view_fn, view._base)
+        regenerated = replay_view(view._view_fn, base)
     finally:
         _local.grad_enabled = prev
     view.grad_fn, view._output_nr, view._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
