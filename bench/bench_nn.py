@@ -73,7 +73,7 @@ def _build(mods: dict, make: Callable[[Any], Any], reasons: dict) -> dict:
 
 def _missing(name: str, reason: str, target: float) -> dict:
     row = _row(name, "time", {"jtorch": None, "numpy": None, "torch": None}, target_vs="torch", target=target,
-               nbytes=None, extra={"reason": f"jtorch: {reason} (a module from another part of issue 11, not merged yet?)"})
+               nbytes=None, extra={"reason": f"jtorch: {reason} (jtorch lacks a module or operator this model needs)"})
     row["status"] = "SKIP"
     return row
 

@@ -8,6 +8,7 @@ it is one `&`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from .keyset import (
     FULL_BACKEND_MASK,
@@ -71,42 +72,40 @@ def _as_raw(keys: DispatchKey | DispatchKeySet | int) -> int:
     return key_repr(keys) if isinstance(keys, DispatchKey) else int(keys)
 
 
-class IncludeDispatchKeyGuard:
+class _DispatchKeyGuard:
+    """Adds keys to one of this thread's key sets inside a `with` block; `_get`/`_set` say which."""
+
+    _get: Callable[[], int]
+    _set: Callable[[int], None]
+
+    def __init__(self, keys: DispatchKey | DispatchKeySet | int) -> None:
+        self._raw = _as_raw(keys)
+        self._saved: int | None = None
+
+    def __enter__(self) -> _DispatchKeyGuard:
+        if self._saved is None:
+            self._saved = self._get()
+            self._set(self._saved | self._raw)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is not None:
+            self._set(self._saved)
+            self._saved = None
+
+
+class IncludeDispatchKeyGuard(_DispatchKeyGuard):
     """Adds keys to this thread's included set inside a `with` block (torch._C._IncludeDispatchKeyGuard)."""
 
-    def __init__(self, keys: DispatchKey | DispatchKeySet | int) -> None:
-        self._raw = _as_raw(keys)
-        self._saved: int | None = None
-
-    def __enter__(self) -> IncludeDispatchKeyGuard:
-        if self._saved is None:
-            self._saved = local.included
-            set_included(self._saved | self._raw)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._saved is not None:
-            set_included(self._saved)
-            self._saved = None
+    _get = staticmethod(lambda: local.included)
+    _set = staticmethod(set_included)
 
 
-class ExcludeDispatchKeyGuard:
+class ExcludeDispatchKeyGuard(_DispatchKeyGuard):
     """Adds keys to this thread's excluded set inside a `with` block (torch._C._ExcludeDispatchKeyGuard)."""
 
-    def __init__(self, keys: DispatchKey | DispatchKeySet | int) -> None:
-        self._raw = _as_raw(keys)
-        self._saved: int | None = None
-
-    def __enter__(self) -> ExcludeDispatchKeyGuard:
-        if self._saved is None:
-            self._saved = local.excluded
-            set_excluded(self._saved | self._raw)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._saved is not None:
-            set_excluded(self._saved)
-            self._saved = None
+    _get = staticmethod(lambda: local.excluded)
+    _set = staticmethod(set_excluded)
 
 
 class AutoDispatchBelowAutograd(ExcludeDispatchKeyGuard):

@@ -2,7 +2,7 @@
 (torch/autograd/__init__.py, torch/_tensor.py): backward, register_hook, retain_grad."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .. import tls as _tls
@@ -145,6 +145,22 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                                    "graph. Set allow_unused=True if this is the desired behavior.")
         result.append(g)
     return tuple(result)
+
+
+def zero_grads(params: Iterable[Tensor], set_to_none: bool = True) -> None:
+    """Module.zero_grad's and Optimizer.zero_grad's reset of each gradient: to None, or zeroed in
+    place once cut from any graph (detached if it has a grad_fn, else no longer requiring grad)."""
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
 
 
 # ---- Tensor methods ---------------------------------------------------------------------------

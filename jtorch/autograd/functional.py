@@ -136,6 +136,22 @@ def _fill_in_zeros(grads: tuple, refs: tuple, strict: bool, create_graph: bool, 
     return tuple(res)
 
 
+def _last_backward(outputs: tuple, inputs: tuple, v: tuple | None, refs: tuple, strict: bool, create_graph: bool,
+                   stage: str) -> tuple:
+    """The backward that gives vjp's, jvp's, vhp's and hvp's result: in the caller's grad mode (on for
+    create_graph), zeros like `refs` where the result is independent of `v`."""
+    with set_grad_enabled(True if create_graph else is_grad_enabled()):
+        return _fill_in_zeros(_autograd_grad(outputs, inputs, v, create_graph=create_graph), refs, strict,
+                              create_graph, stage)
+
+
+def _double_back_trick(outputs: tuple, inputs: tuple, like: tuple) -> tuple[tuple, tuple]:
+    """(u, J^T u) for a dummy u of zeros like `like` that requires grad: the graph of J^T u is kept, so that
+    its gradient with respect to u against v is J v (forward mode by two reverse passes)."""
+    u = tuple(_torch().zeros_like(t, requires_grad=True) for t in like)
+    return u, _autograd_grad(outputs, inputs, u, create_graph=True)
+
+
 def _prepare_v(v: Any, other: tuple, is_other_tuple: bool, create_graph: bool, fn: str) -> tuple:
     _, v = _as_tuple(v, "v", fn)
     v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
@@ -155,9 +171,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         elif len(outputs) != 1 or outputs[0].nelement() != 1:
             raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "
                                "with a single element.")
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        res = _fill_in_zeros(_autograd_grad(outputs, inputs, v, create_graph=create_graph), inputs, strict,
-                             create_graph, "back")
+    res = _last_backward(outputs, inputs, v, inputs, strict, create_graph, "back")
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_grad_postprocess(res, create_graph), is_inputs_tuple))
 
@@ -174,12 +188,9 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
                                "Tensor with a single element.")
         is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jvp")
         _check_requires_grad(outputs, "outputs", strict=strict)
-        grad_outputs = tuple(_torch().zeros_like(out, requires_grad=True) for out in outputs)
-        grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
+        grad_outputs, grad_inputs = _double_back_trick(outputs, inputs, outputs)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        res = _fill_in_zeros(_autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph), outputs, strict,
-                             create_graph, "back_trick")
+    res = _last_backward(grad_inputs, grad_outputs, v, outputs, strict, create_graph, "back_trick")
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_grad_postprocess(res, create_graph), is_outputs_tuple))
 
@@ -301,24 +312,18 @@ def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_jacobian(
             func, inputs, v, create_graph, strict, "vhp")
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        res = _fill_in_zeros(_autograd_grad(jac, inputs, v, create_graph=create_graph), inputs, strict, create_graph,
-                             "double_back")
+    res = _last_backward(jac, inputs, v, inputs, strict, create_graph, "double_back")
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_grad_postprocess(res, create_graph), is_inputs_tuple))
 
 
 def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
     """(func(inputs), H v) for a scalar func, by the double-backward trick."""
-    torch = _torch()
     with enable_grad():
         is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _scalar_jacobian(
             func, inputs, v, create_graph, strict, "hvp")
-        grad_jac = tuple(torch.zeros_like(inp, requires_grad=True) for inp in inputs)
-        double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
+        grad_jac, double_back = _double_back_trick(jac, inputs, inputs)
         _check_requires_grad(jac, "hessian", strict=strict)
-    with set_grad_enabled(True if create_graph else is_grad_enabled()):
-        res = _fill_in_zeros(_autograd_grad(double_back, grad_jac, v, create_graph=create_graph), inputs, strict,
-                             create_graph, "double_back_trick")
+    res = _last_backward(double_back, grad_jac, v, inputs, strict, create_graph, "double_back_trick")
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
             _tuple_postprocess(_grad_postprocess(res, create_graph), is_inputs_tuple))

@@ -78,30 +78,30 @@ class _NoParamDecoratorContextManager(_DecoratorContextManager):
         return cls()(orig_func)
 
 
-class no_grad(_NoParamDecoratorContextManager):
+class _GradModeGuard(_NoParamDecoratorContextManager):
+    """no_grad's and enable_grad's body: grad mode is the class's `_mode` inside, as it was after."""
+
+    _mode: bool
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _local.grad_enabled
+        _local.grad_enabled = self._mode
+
+    def __exit__(self, *exc: object) -> None:
+        _local.grad_enabled = self.prev
+
+
+class no_grad(_GradModeGuard):
     """Disable gradient recording: results of operators get no grad_fn."""
 
-    def __init__(self) -> None:
-        self.prev = False
-
-    def __enter__(self) -> None:
-        self.prev = _local.grad_enabled
-        _local.grad_enabled = False
-
-    def __exit__(self, *exc: object) -> None:
-        _local.grad_enabled = self.prev
+    _mode = False
 
 
-class enable_grad(_NoParamDecoratorContextManager):
-    def __init__(self) -> None:
-        self.prev = False
-
-    def __enter__(self) -> None:
-        self.prev = _local.grad_enabled
-        _local.grad_enabled = True
-
-    def __exit__(self, *exc: object) -> None:
-        _local.grad_enabled = self.prev
+class enable_grad(_GradModeGuard):
+    _mode = True
 
 
 class set_grad_enabled(_DecoratorContextManager):

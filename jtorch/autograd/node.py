@@ -294,9 +294,18 @@ def regenerate_grad_fn(view: Tensor) -> Node | None:
     view._view_version = view._vc.value
     base = view._base
     assert base is not None  # a view has a base
-    if not base._requires_grad:
-        return view.grad_fn
+    if base._requires_grad:
+        replay_history(view)
+    return view.grad_fn
+
+
+def replay_history(view: Tensor) -> None:
+    """Give a view the history of its view operators replayed on its base, with grad mode on so that
+    they are recorded whatever the caller's mode; a retained grad moves to the new node."""
     old_fn, old_nr = view.grad_fn, view._output_nr
+    view._view_version = view._vc.value
+    base = view._base
+    assert base is not None  # a view has a base
     prev = _local.grad_enabled
     _local.grad_enabled = True
     try:
@@ -305,7 +314,6 @@ def regenerate_grad_fn(view: Tensor) -> Node | None:
         _local.grad_enabled = prev
     view.grad_fn, view._output_nr, view._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
     move_retains_grad(view, old_fn, old_nr)
-    return view.grad_fn
 
 
 def move_retains_grad(t: Tensor, old_fn: Node | None, old_nr: int) -> None:

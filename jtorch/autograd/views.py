@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import tls as _tls
 from ..tensor import Tensor
-from .node import Node, gradient_edge, move_retains_grad, replay_view
-
-_local = _tls.local
+from .node import Node, gradient_edge, move_retains_grad, replay_history, replay_view
 
 
 class CopySlices(Node):
@@ -49,19 +46,11 @@ class CopySlices(Node):
 def rebase_history(self: Tensor, node: Node) -> None:
     """Give the written tensor its new history: the in-place node, or through CopySlices for a view."""
     base = self._base
-    old_fn, old_nr = self.grad_fn, self._output_nr
     if base is None or self._view_fn is None:
+        old_fn, old_nr = self.grad_fn, self._output_nr
         self.grad_fn, self._output_nr, self._requires_grad = node, 0, True
         move_retains_grad(self, old_fn, old_nr)
         return
     cs = CopySlices(base, self._view_fn, node)
     base.grad_fn, base._output_nr, base._requires_grad = cs, 0, True
-    prev = _local.grad_enabled
-    _local.grad_enabled = True
-    try:
-        regenerated = replay_view(self._view_fn, base)
-    finally:
-        _local.grad_enabled = prev
-    self.grad_fn, self._output_nr, self._requires_grad = regenerated.grad_fn, regenerated._output_nr, True
-    self._view_version = self._vc.value
-    move_retains_grad(self, old_fn, old_nr)
+    replay_history(self)

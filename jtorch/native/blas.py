@@ -11,6 +11,7 @@ writes with zero_ / mul_ and so does this file.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes as _dt
@@ -151,16 +152,28 @@ def _addmm_meta(ctx: Any, tensors: list, extras: dict) -> None:
     extras["self_"] = _expand_size(self, size)  # PyTorch's impl broadcasts self; the error is the same
 
 
-def _addmm_impl(ctx: Any, tensors: list, extras: dict, backend: Any) -> None:
-    self, mat1, mat2 = tensors
-    result = ctx.output(0)
-    self_, beta = extras["self_"], extras["beta"]
-    if mat1._size[1] == 0:
-        _scale_self(result, self_, beta)
-        return
+def _add_product_impl(kind: str, check: Callable[[Tensor, Tensor, Tensor], None]) -> Callable:
+    """addmm's and baddbmm's impl: result = beta * self + alpha * (m1 @ m2) by the `kind` gemm, after
+    `check(result, m1, m2)`; an empty inner dimension leaves beta * self, unchecked (as PyTorch)."""
+    def impl(ctx: Any, tensors: list, extras: dict, backend: Any) -> None:
+        _, m1, m2 = tensors
+        result = ctx.output(0)
+        self_, beta = extras["self_"], extras["beta"]
+        if m1._size[-1] == 0:
+            _scale_self(result, self_, beta)
+            return
+        check(result, m1, m2)
+        _gemm(backend, kind, result, m1, m2, self_, beta, extras["alpha"], _opmath(result.dtype))
+
+    return impl
+
+
+def _addmm_checks(result: Tensor, mat1: Tensor, mat2: Tensor) -> None:
     if result.dtype is _dt.bool:
         raise _not_implemented("addmm_impl_cpu_", _dt.bool)
-    _gemm(backend, "mm", result, mat1, mat2, self_, beta, extras["alpha"], _opmath(result.dtype))
+
+
+_addmm_impl = _add_product_impl("mm", _addmm_checks)
 
 
 _ADDMM_ARGS = "Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1"
@@ -240,15 +253,7 @@ def _baddbmm_meta(ctx: Any, tensors: list, extras: dict) -> None:
     extras["self_"] = self_
 
 
-def _baddbmm_impl(ctx: Any, tensors: list, extras: dict, backend: Any) -> None:
-    self, batch1, batch2 = tensors
-    result = ctx.output(0)
-    self_, beta = extras["self_"], extras["beta"]
-    if batch1._size[2] == 0:
-        _scale_self(result, self_, beta)
-        return
-    _bmm_dispatch_checks(result, batch1, batch2, "baddbmm")
-    _gemm(backend, "bmm", result, batch1, batch2, self_, beta, extras["alpha"], _opmath(result.dtype))
+_baddbmm_impl = _add_product_impl("bmm", lambda result, b1, b2: _bmm_dispatch_checks(result, b1, b2, "baddbmm"))
 
 
 _BADDBMM_ARGS = "Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1"

@@ -4,10 +4,10 @@ convolution and the conv1d / conv2d / conv_transpose1d / conv_transpose2d compos
 Engine: `convolution` is im2col (the backend's `im2col` method: one pass that lays every receptive
 field out as a column) followed by one batched matrix product on the matmul engine (BLAS on the
 CPU, the tiled GEMM on CUDA); a transposed convolution is the product followed by col2im.
-Measured against direct Numba loops in bench/README (issue 11 notes): im2col + BLAS wins as soon
-as the reduction (C_in * kh * kw) is more than a handful. `convolution` is CompositeExplicitAutograd
-(its kernel calls operators, below autograd) with one derivative entry, ConvolutionBackward0, whose
-formula (autograd/formulas_nn_conv.py) is again im2col / col2im / matmul, so that it is itself
+Measured against direct Numba loops, im2col + BLAS wins as soon as the reduction (C_in * kh * kw)
+is more than a handful. `convolution` is CompositeExplicitAutograd (its kernel calls operators,
+below autograd) with one derivative entry, ConvolutionBackward0, whose formula
+(autograd/formulas_nn_conv.py) is again im2col / col2im / matmul, so that it is itself
 differentiable. 1-d convolutions run as 2-d ones over a height of 1.
 """
 from __future__ import annotations

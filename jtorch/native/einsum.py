@@ -12,7 +12,7 @@ give int64).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .. import dtypes as _dt
 from ..geometry import dim_list_to_mask, wrap_dim
@@ -120,34 +120,53 @@ def _is_label(c: str) -> bool:
     return c.isascii() and c.isalpha()
 
 
+_COMMA = _TOTAL_LABELS + 1
+# torch's texts for a '.' in an operand's subscripts ({} its index) or the output's: a second ellipsis, a lone '.'
+_OPERAND_DOTS = ("einsum(): found '.' for operand {} for which an ellipsis was already found",
+                 "einsum(): found '.' for operand {} that is not part of any ellipsis")
+_OUTPUT_DOTS = ("einsum(): found '.' for output but an ellipsis (...) was already found",
+                "einsum(): found '.' for output that is not part of any ellipsis (...)")
+
+
+def _subscripts(text: str, offset: int, dots: tuple[str, str], commas: bool) -> Iterator[int]:
+    """The subscripts of one side of the equation (`text`, at `offset` in it), spaces skipped: a letter's
+    label, _ELLIPSIS for '...' and, with `commas` (the operands' side), _COMMA between terms. An error
+    is raised where the scan meets it, in torch's order: a '.' with `dots`' texts, any other character."""
+    term = 0
+    ellipsis = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == ".":
+            if ellipsis:
+                raise RuntimeError(dots[0].format(term))
+            if not (i + 2 < len(text) and text[i + 1] == "." and text[i + 2] == "."):
+                raise RuntimeError(dots[1].format(term))
+            i += 2
+            ellipsis = True
+            yield _ELLIPSIS
+        elif c == "," and commas:
+            term += 1
+            ellipsis = False
+            yield _COMMA
+        elif c != " ":
+            if not _is_label(c):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {offset + i} in the equation string, "
+                                   "subscripts must be in [a-zA-Z]")
+            yield _subscript(c)
+        i += 1
+
+
 def _parse_operands(lhs: str, num_ops: int) -> list[list[int]]:
     op_labels: list[list[int]] = [[] for _ in range(num_ops)]
-    ell_in_input = False
     curr = 0
-    i = 0
-    while i < len(lhs):
-        c = lhs[i]
-        if c == " ":
-            pass
-        elif c == ".":
-            if ell_in_input:
-                raise RuntimeError(f"einsum(): found '.' for operand {curr} for which an ellipsis was already found")
-            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
-                raise RuntimeError(f"einsum(): found '.' for operand {curr} that is not part of any ellipsis")
-            i += 2
-            op_labels[curr].append(_ELLIPSIS)
-            ell_in_input = True
-        elif c == ",":
+    for s in _subscripts(lhs, 0, _OPERAND_DOTS, commas=True):
+        if s == _COMMA:
             curr += 1
             if curr >= num_ops:
                 raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-            ell_in_input = False
         else:
-            if not _is_label(c):
-                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
-                                   "subscripts must be in [a-zA-Z]")
-            op_labels[curr].append(_subscript(c))
-        i += 1
+            op_labels[curr].append(s)
     if curr != num_ops - 1:
         raise RuntimeError("einsum(): more operands were provided than specified in the equation")
     return op_labels
@@ -201,33 +220,18 @@ def einsum_kernel(equation: str, tensors: Sequence[Tensor], *, path: Sequence[in
                 label_perm_index[s] = perm_index
                 perm_index += 1
     else:
-        rhs = equation[arrow + 2:]
-        i = 0
-        while i < len(rhs):
-            c = rhs[i]
-            if c == " ":
-                pass
-            elif c == ".":
-                if ell_in_output:
-                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
-                if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
-                    raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
-                i += 2
+        for s in _subscripts(equation[arrow + 2:], len(lhs) + 2, _OUTPUT_DOTS, commas=False):
+            if s == _ELLIPSIS:
                 ell_index = perm_index
                 perm_index += ell_num_dim
                 ell_in_output = True
             else:
-                if not _is_label(c):
-                    raise RuntimeError(f"einsum(): invalid subscript given at index {len(lhs) + 2 + i} in the equation "
-                                       "string, subscripts must be in [a-zA-Z]")
-                s = _subscript(c)
                 if not (label_count[s] > 0 and label_perm_index[s] == -1):
-                    raise RuntimeError(f"einsum(): output subscript {c}" + (
+                    raise RuntimeError(f"einsum(): output subscript {_label(s)}" + (
                         " appears more than once in the output" if label_perm_index[s] > -1
                         else " does not appear in the equation for any input operand"))
                 label_perm_index[s] = perm_index
                 perm_index += 1
-            i += 1
     out_num_dim = perm_index
     if not ell_in_output:
         ell_index = perm_index

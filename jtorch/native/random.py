@@ -343,6 +343,18 @@ def _resize_to_broadcast(out: Tensor, a: tuple, b: tuple) -> None:
     resize_output(out, infer_size(tuple(a), tuple(b)), None)
 
 
+def _normal_tensor_std_out(mean: Tensor | float, std: Tensor, generator: Any, out: Tensor) -> Tensor:
+    """normal's out= kernels with a std tensor: out, resized to mean and std broadcast, gets
+    N(0, 1) * std + mean."""
+    _check_normal_tensor_std(std)
+    _resize_to_broadcast(out, mean._size if isinstance(mean, Tensor) else (), std._size)
+    normal_.op(out, 0.0, 1.0, generator=generator)
+    aten("mul_.Tensor")(out, std)
+    if not isinstance(mean, Tensor):
+        mean = full.op((), mean, dtype=out.dtype, device=out._device)
+    return aten("add_.Tensor")(out, mean)
+
+
 @normal_tf_out.impl_backends
 @runs_below_inplace_or_view
 def normal_tf_out_kernel(mean: Tensor, std: float = 1.0, *, generator: Any = None, out: Tensor) -> Tensor:
@@ -363,11 +375,7 @@ def normal_tf_kernel(mean: Tensor, std: float = 1.0, *, generator: Any = None) -
 @normal_ft_out.impl_backends
 @runs_below_inplace_or_view
 def normal_ft_out_kernel(mean: float, std: Tensor, *, generator: Any = None, out: Tensor) -> Tensor:
-    _check_normal_tensor_std(std)
-    _resize_to_broadcast(out, (), std._size)
-    normal_.op(out, 0.0, 1.0, generator=generator)
-    aten("mul_.Tensor")(out, std)
-    return aten("add_.Tensor")(out, full.op((), mean, dtype=out.dtype, device=out._device))
+    return _normal_tensor_std_out(mean, std, generator, out)
 
 
 @normal_ft.impl_backends
@@ -381,11 +389,7 @@ def normal_ft_kernel(mean: float, std: Tensor, *, generator: Any = None) -> Tens
 @normal_tt_out.impl_backends
 @runs_below_inplace_or_view
 def normal_tt_out_kernel(mean: Tensor, std: Tensor, *, generator: Any = None, out: Tensor) -> Tensor:
-    _check_normal_tensor_std(std)
-    _resize_to_broadcast(out, mean._size, std._size)
-    normal_.op(out, 0.0, 1.0, generator=generator)
-    aten("mul_.Tensor")(out, std)
-    return aten("add_.Tensor")(out, mean)
+    return _normal_tensor_std_out(mean, std, generator, out)
 
 
 @normal_tt.impl_backends

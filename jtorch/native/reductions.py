@@ -91,15 +91,23 @@ def selecting_dtype(dtype: _dt.dtype) -> _dt.dtype:
 
 # ---- sum, prod, mean ----------------------------------------------------------------------------
 def _sum_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
+    """sum's and prod's meta: the output dtype from dtype=, out= or the input (integers as int64)."""
     (self,) = tensors
     out_dtype = infer_dtype_from_optional(self, extras["dtype"], ctx.maybe_get_output())
     resize_reduction(ctx, self, extras.get("dim"), extras.get("keepdim", False), out_dtype)
 
 
-def _sum_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
-    result = ctx.output(0)  # make_reduction_from_out_ty: the input computes in the result's dtype
-    run_reduction("sum", [result], tensors[0], extras.get("dim"), extras.get("keepdim", False), result.dtype, R.SUM,
-                  backend)
+def _result_dtype_impl(name: str, r: Any) -> Callable:
+    """sum's, prod's and mean's impl (make_reduction_from_out_ty): the input computes in the result's dtype."""
+    def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
+        result = ctx.output(0)
+        run_reduction(name, [result], tensors[0], extras.get("dim"), extras.get("keepdim", False), result.dtype, r,
+                      backend)
+
+    return impl
+
+
+_sum_impl = _result_dtype_impl("sum", R.SUM)
 
 
 reduction("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
@@ -113,25 +121,16 @@ reduction("sum.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Te
           "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", _sum_meta, _sum_impl, fast=(R.SUM, _same_dtype))
 
 
-def _prod_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
-    (self,) = tensors
-    out_dtype = infer_dtype_from_optional(self, extras["dtype"], ctx.maybe_get_output())
-    resize_reduction(ctx, self, extras.get("dim"), extras.get("keepdim", False), out_dtype)
-
-
-def _prod_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
-    result = ctx.output(0)
-    run_reduction("prod", [result], tensors[0], extras.get("dim"), extras.get("keepdim", False), result.dtype,
-                  R.PROD, backend)
+_prod_impl = _result_dtype_impl("prod", R.PROD)
 
 
 reduction("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) "
           "-> Tensor(a!)",
           "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-          _prod_meta, _prod_impl)
+          _sum_meta, _prod_impl)
 # prod() of the whole tensor is a CPU kernel of its own in PyTorch: the same family, all dims
 reduction("prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
-          "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", _prod_meta, _prod_impl, fast=(R.PROD, _same_dtype))
+          "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", _sum_meta, _prod_impl, fast=(R.PROD, _same_dtype))
 
 
 def _mean_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
@@ -149,10 +148,7 @@ def _mean_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     resize_reduction(ctx, self, extras.get("dim"), extras.get("keepdim", False), out_dtype)
 
 
-def _mean_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
-    result = ctx.output(0)
-    run_reduction("mean", [result], tensors[0], extras.get("dim"), extras.get("keepdim", False), result.dtype, R.MEAN,
-                  backend)
+_mean_impl = _result_dtype_impl("mean", R.MEAN)
 
 
 reduction("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) "

@@ -6,7 +6,7 @@ from typing import Any
 
 import jtorch
 
-from .optimizer import Optimizer, _check_closure, _use_grad
+from .optimizer import Optimizer, _check_closure, _check_nonnegative, _scalar_step, _use_grad
 
 __all__ = ["Adagrad"]
 
@@ -26,16 +26,10 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_nonnegative(
+            lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value, eps=eps,
+        )
         defaults = dict(
             lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
             initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
@@ -46,7 +40,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = jtorch.tensor(0.0, dtype=jtorch.get_default_dtype())
+                state["step"] = _scalar_step()
                 init = group["initial_accumulator_value"]
                 state["sum"] = jtorch.full_like(p, init, memory_format=jtorch.preserve_format)
 

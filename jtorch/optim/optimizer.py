@@ -18,6 +18,8 @@ from typing import Any
 import jtorch
 from jtorch import Tensor
 
+from ..autograd.api import zero_grads
+
 __all__ = ["Optimizer", "required"]  # _use_grad: for the optimizers of this package
 
 
@@ -214,18 +216,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's gradient: to None (default) or to zeros in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure: Callable[[], float] | None = None) -> float | None:
         raise NotImplementedError
@@ -296,6 +287,19 @@ class Optimizer:
         if not param_set.isdisjoint(id(p) for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
+
+
+# torch's name for a hyper-parameter in its "Invalid ...: value" text, where it is not "<name> value"
+_HYPERPARAMETER_TEXT = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def _check_nonnegative(*, nan_passes: bool = False, **values: float) -> None:
+    """torch's per-optimizer constructor checks, in the order given: `if not 0.0 <= value: raise
+    ValueError(f"Invalid ...: {value}")`, so NaN is refused too, except where torch writes
+    `if value < 0.0` (SGD: `nan_passes=True`)."""
+    for name, value in values.items():
+        if value < 0.0 if nan_passes else not 0.0 <= value:
+            raise ValueError(f"Invalid {_HYPERPARAMETER_TEXT.get(name, name + ' value')}: {value}")
 
 
 def _scalar_step() -> Tensor:

@@ -6,7 +6,7 @@ from typing import Any
 
 import jtorch
 
-from .optimizer import Optimizer, _check_closure, _scalar_step, _use_grad
+from .optimizer import Optimizer, _check_closure, _check_nonnegative, _scalar_step, _use_grad
 
 __all__ = ["RMSprop"]
 
@@ -26,16 +26,7 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_nonnegative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = dict(
             lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
             capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable,

@@ -46,12 +46,20 @@ def _weighted(loss: Tensor, input: Tensor, weight: Tensor, reduction: str, mean_
 
 
 # ---- regression losses ------------------------------------------------------------------------
-def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
-             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def _regression_inputs(input: Tensor, target: Tensor, size_average: bool | None, reduce: bool | None,
+                       reduction: str) -> tuple[Tensor, Tensor, str]:
+    """mse_loss's, l1_loss's and smooth_l1_loss's opening: torch's size warning, the legacy
+    size_average/reduce pair read as a reduction, input and target broadcast."""
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = legacy_get_string(size_average, reduce)
     input, target = torch.broadcast_tensors(input, target)
+    return input, target, reduction
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    input, target, reduction = _regression_inputs(input, target, size_average, reduce, reduction)
     diff = input - target
     if weight is not None:
         return _weighted(diff * diff, input, weight, reduction, True)
@@ -60,10 +68,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, re
 
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
-    _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = legacy_get_string(size_average, reduce)
-    input, target = torch.broadcast_tensors(input, target)
+    input, target, reduction = _regression_inputs(input, target, size_average, reduce, reduction)
     if weight is not None:
         return _weighted((input - target).abs(), input, weight, reduction, True)
     return apply_reduction((input - target).abs(), get_reduction(reduction))
@@ -76,10 +81,7 @@ def _smooth_l1(input: Tensor, target: Tensor, beta: float) -> Tensor:
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
-    _size_warning(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = legacy_get_string(size_average, reduce)
-    input, target = torch.broadcast_tensors(input, target)
+    input, target, reduction = _regression_inputs(input, target, size_average, reduce, reduction)
     reduction = get_reduction(reduction)
     if beta == 0.0:
         return apply_reduction((input - target).abs(), reduction)

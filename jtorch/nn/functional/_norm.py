@@ -29,6 +29,15 @@ def _per_channel(t: Tensor, ndim: int) -> Tensor:
     return t.view([1, -1] + [1] * (ndim - 2)) if ndim > 2 else t
 
 
+def _affine_per_channel(out: Tensor, weight: Tensor | None, bias: Tensor | None, ndim: int) -> Tensor:
+    """The affine part of batch, instance and group norm: out * weight + bias, each per channel (or absent)."""
+    if weight is not None:
+        out = out * _per_channel(weight, ndim)
+    if bias is not None:
+        out = out + _per_channel(bias, ndim)
+    return out
+
+
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -62,11 +71,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     else:
         mean, var = running_mean, running_var  # type: ignore[assignment]  # checked above: given in evaluation mode
     out = (input - _per_channel(mean, ndim)) * _per_channel(torch.rsqrt(var + eps), ndim)
-    if weight is not None:
-        out = out * _per_channel(weight, ndim)
-    if bias is not None:
-        out = out + _per_channel(bias, ndim)
-    return out
+    return _affine_per_channel(out, weight, bias, ndim)
 
 
 def _check_normalized_shape(input: Tensor, normalized_shape: int | Sequence[int],
@@ -116,12 +121,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     x = input.reshape(n, num_groups, -1)
     var, mean = torch.var_mean(x, -1, correction=0, keepdim=True)
     out = ((x - mean) * torch.rsqrt(var + eps)).reshape(input.shape)
-    ndim = input.dim()
-    if weight is not None:
-        out = out * _per_channel(weight, ndim)
-    if bias is not None:
-        out = out + _per_channel(bias, ndim)
-    return out
+    return _affine_per_channel(out, weight, bias, input.dim())
 
 
 def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
@@ -165,8 +165,4 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     else:
         out = ((input - _per_channel(running_mean, ndim))  # type: ignore[arg-type]  # checked above: given
                * _per_channel(torch.rsqrt(running_var + eps), ndim))  # type: ignore[operator,arg-type]  # as above
-    if weight is not None:
-        out = out * _per_channel(weight, ndim)
-    if bias is not None:
-        out = out + _per_channel(bias, ndim)
-    return out
+    return _affine_per_channel(out, weight, bias, ndim)

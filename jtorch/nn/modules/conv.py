@@ -3,6 +3,7 @@ checks, default initialisation (kaiming_uniform_(a=sqrt(5)) weight, bias uniform
 ±1/sqrt(fan_in)), padding modes and reprs."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...tensor import Tensor
@@ -76,15 +77,6 @@ class _ConvNd(Module):
     def reset_parameters(self) -> None:
         reset_weight_and_bias(self)
 
-    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        if self.padding_mode != "zeros":
-            return self._conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
-                              self.stride, 0, self.dilation, self.groups)
-        return self._conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def forward(self, input: Tensor) -> Tensor:
-        return self._conv_forward(input, self.weight, self.bias)
-
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * len(self.padding):
@@ -107,8 +99,11 @@ class _ConvNd(Module):
             self.padding_mode = "zeros"
 
 
-class Conv1d(_ConvNd):
-    _n = 1
+class _ConvDirectNd(_ConvNd):
+    """Conv1d's and Conv2d's shared part: torch's constructor and the direct (not transposed) convolution,
+    `_conv`, with the padding modes other than 'zeros' applied by F.pad first."""
+
+    _conv: Callable[..., Tensor]
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
@@ -116,18 +111,23 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
                          padding_mode, device, dtype)
 
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        if self.padding_mode != "zeros":
+            return self._conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                              self.stride, 0, self.dilation, self.groups)
+        return self._conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv1d(_ConvDirectNd):
+    _n = 1
     _conv = staticmethod(F.conv1d)
 
 
-class Conv2d(_ConvNd):
+class Conv2d(_ConvDirectNd):
     _n = 2
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device: Any = None, dtype: Any = None) -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups, bias,
-                         padding_mode, device, dtype)
-
     _conv = staticmethod(F.conv2d)
 
 
