@@ -17,6 +17,7 @@ from .. import dtypes as _dt
 from ..backends import backend as _backend
 from ..geometry import wrap_dim
 from ..scalar import SCALAR_TYPE_NAME, checked_scalar
+from ..structured.fast_path import FAST_PATHS
 from ..structured.meta import TYPE_META_NAME, allocate, resize_output
 from ..tensor import Tensor
 from .binary import mul
@@ -110,6 +111,8 @@ def _mm_fast_path(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
     """mm(a, b) of two matrices of one floating dtype on this backend's device, none of M, N, K
     zero: what meta and impl would do, without the meta context (a backward's small products
     are mostly this per-call work). Everything else takes the generic kernel and its errors."""
+    if not FAST_PATHS:
+        return None
     if kind != "functional" or "matmul" not in backend.stubs:  # no stub: the generic kernel's error
         return None
     stub, device_type = backend.stub("matmul"), backend.device_type

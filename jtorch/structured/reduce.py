@@ -24,6 +24,7 @@ from .. import dtypes as _dt
 from ..geometry import contiguous_strides, dim_list_to_mask, reduced_shape, wrap_dim
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
+from .fast_path import FAST_PATHS
 from .meta import MetaBase, allocate, resize_output
 from .tensor_iterator import TensorIterator, _cast
 
@@ -153,6 +154,8 @@ def run_reduction(name: str, results: Sequence[Tensor], self: Tensor, dims: Any,
     """The impl of a structured reduction: build the iterator, run the backend's reduce stub,
     copy float16 temporaries back."""
     fast = backend.stubs.get("reduce_contiguous")
+    if not FAST_PATHS:  # JTORCH_NO_FAST_PATHS: always the iterator
+        fast = None
     if fast is not None and self.dtype is in_dtype and self._stride == contiguous_strides(self._size):
         if _reduces_all(self, dims, allow_empty_dims):
             if fast(reduction, self, results, extras):
@@ -172,6 +175,8 @@ def small_reduction_fast_path(reduction: Any, out_dtype: Any) -> Any:
     without any check that could fail (None otherwise), skips the meta context and the iterator
     and goes to the backend's `reduce_contiguous` stub. Everything else takes the generic kernel."""
     def fast(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
+        if not FAST_PATHS:
+            return None
         if kind != "functional" or "reduce_contiguous" not in backend.stubs:
             return None
         device_type = backend.device_type
