@@ -13,7 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # Prints {case: [dtype, values, TensorIterator builds]}; for "grad", the third is how many
-# operators autograd recorded with its generic record instead of a generated one. Each case is one that some fast path takes when the switch is off.
+# operators autograd recorded with its generic record instead of a generated one. Each case is
+# one that some fast path takes when the switch is off.
 SCRIPT = r"""
 import json
 import jtorch

@@ -311,14 +311,13 @@ class ElementwiseFastPath:
                             n = prod(size)
                             if not inplace:
                                 out = Tensor._make(new_storage(n, out_dt, dev), size, st, 0, out_dt, dev)
-                            elif out_dt is dt and not _shares_storage(a, args):
-                                out = a
-                            else:
-                                out = None
-                            if out is not None:
                                 if n:
                                     runner(out, args, dt, cextras, n)
                                 return out
+                            if out_dt is dt and not _shares_storage(a, args):
+                                if n:
+                                    runner(a, args, dt, cextras, n)
+                                return a
                 except AttributeError:  # an absent optional tensor
                     pass
             self_: Any = (args[0] if args else kwargs.get("self")) if inplace else None
