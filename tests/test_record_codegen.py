@@ -10,6 +10,7 @@ import pytest
 
 import jtorch
 from jtorch.autograd import variable_type as vt
+from jtorch.structured.fast_path import FAST_PATHS
 
 
 def _specs() -> list:
@@ -79,6 +80,7 @@ def test_generated_record_builds_the_generic_graph(name):
             np.testing.assert_array_equal(f, g)
 
 
+@pytest.mark.skipif(not FAST_PATHS, reason="JTORCH_NO_FAST_PATHS=1 turns the generated records off")
 def test_generated_record_is_used_and_saves_only_what_formulas_need():
     x = jtorch.randn(3, requires_grad=True)
     y = x * 2.0

@@ -16,6 +16,7 @@ from .. import tls as _tls
 from ..codegen import compile_source
 from ..keyset import after_autograd_keyset, autograd_dispatch_keyset, autograd_dispatch_keyset_with_ADInplaceOrView
 from ..schema import FunctionSchema, SchemaKind
+from ..structured.fast_path import FAST_PATHS
 from ..tensor import CreationMeta, Tensor
 from . import record_codegen
 from .derivative import DifferentiabilityInfo
@@ -209,7 +210,7 @@ def record(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
     record (record_codegen), made at its first such call, or the generic one."""
     fast = spec.fast
     if fast is None:
-        fast = spec.fast = _make_fast_record(spec)
+        fast = spec.fast = _make_fast_record(spec) if FAST_PATHS else False
     if fast is not False:
         return fast(spec, ks, args, kwargs)
     return record_generic(spec, ks, args, kwargs)

@@ -19,6 +19,7 @@ from ..backends import backend as _backend
 from ..geometry import wrap_dim
 from ..scalar import SCALAR_TYPE_NAME, checked_scalar
 from ..scalar import not_implemented as _not_implemented
+from ..structured.fast_path import FAST_PATHS
 from ..structured.meta import TYPE_META_NAME, allocate, resize_output
 from ..tensor import Tensor
 from .binary import mul
@@ -108,6 +109,8 @@ def _mm_fast_path(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
     """mm(a, b) of two matrices of one floating dtype on this backend's device, none of M, N, K
     zero: what meta and impl would do, without the meta context (a backward's small products
     are mostly this per-call work). Everything else takes the generic kernel and its errors."""
+    if not FAST_PATHS:
+        return None
     if kind != "functional" or not backend.implements("mm"):  # none: the generic kernel's error
         return None
     mm, device_type = backend.mm, backend.device_type

@@ -14,6 +14,7 @@ from ..geometry import channels_last_strides, shape_str, wrap_dim
 from ..memory_overlap import _FULL, _PARTIAL, assert_no_internal_overlap, get_overlap_status
 from ..promotion import can_cast, promote_types
 from ..scalar import SCALAR_TYPE_NAME
+from ..structured.fast_path import FAST_PATHS
 from ..structured.meta import MetaBase
 from ..structured.structured import functional_kernel, make_binder, out_kernel
 from ..tensor import Tensor
@@ -116,9 +117,10 @@ def _cat_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
 def _cat_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
     out = ctx.output(0)
     dim = ctx.cat_dim  # type: ignore[attr-defined]  # set by the meta above
-    fast = backend.cat
+    # JTORCH_NO_FAST_PATHS: the copies below, one per input
+    fast = backend.cat if FAST_PATHS else None
     ts = extras["tensors"]
-    if fast(out, [t for t in ts if t._size != (0,)] if len(out._size) == 1 else ts, dim):
+    if fast is not None and fast(out, [t for t in ts if t._size != (0,)] if len(out._size) == 1 else ts, dim):
         return
     copy = backend.copy
     size, stride, offset = out._size, out._stride, out._offset

@@ -19,6 +19,7 @@ from ..geometry import is_contiguous
 from ..kernels import scalar_index as M
 from ..memory_overlap import _YES, assert_no_internal_overlap, assert_no_partial_overlap, has_internal_overlap
 from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, as_scalar, checked_scalar
+from ..structured.fast_path import FAST_PATHS
 from ..structured.meta import allocate, copy_into, resize_output
 from ..structured.tensor_iterator import TensorIterator, TensorIteratorConfig
 from ..tensor import Tensor
@@ -106,8 +107,8 @@ def masked_fill_scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """torch: expand, clone (contiguous), masked_fill_. A contiguous self is filled in one pass into a
     new contiguous tensor instead (the same values and layout, without reading the clone back)."""
     m, s = _expand_outplace(mask, self)
-    if mask.dtype is not _dt.bool or self._device.type == "meta" or not is_contiguous(s._size, s._stride) \
-            or has_internal_overlap(s) == _YES:
+    if not FAST_PATHS or mask.dtype is not _dt.bool or self._device.type == "meta" \
+            or not is_contiguous(s._size, s._stride) or has_internal_overlap(s) == _YES:
         return masked_fill__Scalar.op(_op("clone").__call__(s, memory_format=contiguous_format), m, value)
     v = checked_scalar(self.dtype, value)
     it = TensorIterator(0, ())

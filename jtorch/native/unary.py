@@ -31,7 +31,8 @@ from ..backends import backend
 from ..kernels import scalar_unary as s
 from ..promotion import can_cast
 from ..scalar import not_implemented
-from ..structured.elementwise import _FAST_DTYPES, contiguous_runner
+from ..structured.elementwise import contiguous_runner
+from ..structured.fast_path import FAST_DTYPES, FAST_PATHS
 from ..structured.tensor_iterator import (
     FUNCTIONAL,
     INPLACE,
@@ -243,10 +244,10 @@ def _iterate(mode: int, config: TensorIteratorConfig, self: Tensor, scalar_fn: C
     `check(common_dtype)` is the kernel's dtype dispatch, skipped on meta tensors as in torch.
     A contiguous `self` under UNARY_OP (relu) takes TensorIterator's fast set-up: the output is
     self's dtype and layout, and the backend's contiguous runner touches the data."""
-    if (config is UNARY_OP and mode != OUT and type(extra) is tuple and self._device.type != "meta"
+    if (FAST_PATHS and config is UNARY_OP and mode != OUT and type(extra) is tuple and self._device.type != "meta"
             and self._stride == _contiguous(self._size)):
         runner = contiguous_runner(self._device.type, scalar_fn, 1, len(extra))
-        if runner is not None and self.dtype in _FAST_DTYPES:
+        if runner is not None and self.dtype in FAST_DTYPES:
             if check is not None:
                 check(self.dtype)
             out = self if mode == INPLACE else Tensor._make(new_storage(self.numel(), self.dtype, self._device),

@@ -24,6 +24,7 @@ from .. import dtypes as _dt
 from ..geometry import contiguous_strides, dim_list_to_mask, reduced_shape, wrap_dim
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
+from .fast_path import FAST_PATHS
 from .meta import MetaBase, allocate, resize_output
 from .tensor_iterator import TensorIterator, _cast
 
@@ -154,7 +155,8 @@ def run_reduction(name: str, results: Sequence[Tensor], self: Tensor, dims: Any,
     """The impl of a structured reduction: build the iterator, run the backend's reduce stub,
     copy float16 temporaries back."""
     fast = backend.reduce_contiguous  # a backend without one returns False
-    if self.dtype is in_dtype and self._stride == contiguous_strides(self._size):
+    # JTORCH_NO_FAST_PATHS: always the iterator
+    if FAST_PATHS and self.dtype is in_dtype and self._stride == contiguous_strides(self._size):
         if _reduces_all(self, dims, allow_empty_dims):
             if fast(reduction, self, results, extras):
                 return
@@ -173,6 +175,8 @@ def small_reduction_fast_path(reduction: Any, out_dtype: Any) -> Any:
     without any check that could fail (None otherwise), skips the meta context and the iterator
     and goes to the backend's `reduce_contiguous` stub. Everything else takes the generic kernel."""
     def fast(kind: str, bind: Any, generic: Any, backend: Any) -> Any:
+        if not FAST_PATHS:
+            return None
         if kind != "functional" or not backend.implements("reduce_contiguous"):
             return None
         device_type = backend.device_type

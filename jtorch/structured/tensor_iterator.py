@@ -14,6 +14,7 @@ stride 0 on the reduced dims; reorder_dimensions then puts the reduced dims firs
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .. import dtypes as _dt
@@ -82,6 +83,34 @@ REDUCE_OP = TensorIteratorConfig(check_all_same_dtype=False, promote_inputs_to_c
                                  is_reduction=True)
 
 _contiguous = contiguous_strides
+
+
+# ---- compute_types' decisions, shared with the fast set-up (jtorch/structured/fast_path.py) ----------
+def is_cpu_scalar(config: TensorIteratorConfig, t: Tensor) -> bool:
+    """An input that kernels get as a value, not an array, and that takes no part in choosing the
+    device: a 0-dim CPU tensor, where the config allows CPU scalars."""
+    return config.allow_cpu_scalars and not t._size and t._device.type == "cpu"
+
+
+def compute_common_dtype(config: TensorIteratorConfig, inputs: Sequence[Tensor]) -> _dt.dtype:
+    """compute_common_dtype: the inputs' result type where the config promotes them to a common
+    dtype, else the first input's dtype."""
+    if config.promote_inputs_to_common_dtype:
+        return result_type_many(*inputs) if len(inputs) != 1 else inputs[0].dtype
+    return inputs[0].dtype
+
+
+def promote_integer_to_float(config: TensorIteratorConfig, common: _dt.dtype) -> _dt.dtype:
+    """promote_integer_inputs_to_float: an integral or bool common dtype becomes the default dtype."""
+    if config.promote_integer_inputs_to_float and not (common.is_floating_point or common.is_complex):
+        return _dt.get_default_dtype()
+    return common
+
+
+def compute_dtype(common: _dt.dtype, device_type: str) -> _dt.dtype:
+    """The dtype kernels compute in: float16 is a storage type (Numba has no float16 math on the
+    CPU, and CUDA computes half in float32 as PyTorch's opmath does)."""
+    return _dt.float32 if common is _dt.float16 and device_type in ("cpu", "cuda") else common
 
 
 def _is_contiguous(t: Tensor) -> bool:
@@ -218,7 +247,7 @@ class TensorIterator(MetaBase):
             t = o.tensor
             if t is None:
                 continue
-            if config.allow_cpu_scalars and not o.is_output and t._device.type == "cpu" and not t._size:
+            if not o.is_output and is_cpu_scalar(config, t):
                 continue
             if device is None:
                 device = t._device
@@ -231,19 +260,16 @@ class TensorIterator(MetaBase):
             device = next((t._device for t in inputs if t is not None), None) or (ops[0].tensor._device)
         self.device = device
         # common dtype
-        if config.promote_inputs_to_common_dtype:
-            common = result_type_many(*inputs) if len(inputs) != 1 else inputs[0].dtype
-        else:
-            common = inputs[0].dtype if inputs else ops[0].tensor.dtype
-            if config.check_all_same_dtype:
-                for o in ops:
-                    t = o.tensor
-                    if t is not None and t.dtype is not common:
-                        raise RuntimeError(
-                            f"Found dtype {SCALAR_TYPE_NAME[t.dtype]} but expected {SCALAR_TYPE_NAME[common]}"
-                        )
-        if config.promote_integer_inputs_to_float and not (common.is_floating_point or common.is_complex):
-            common = _dt.get_default_dtype()
+        promote = config.promote_inputs_to_common_dtype
+        common = compute_common_dtype(config, inputs) if inputs or promote else ops[0].tensor.dtype
+        if config.check_all_same_dtype and not promote:
+            for o in ops:
+                t = o.tensor
+                if t is not None and t.dtype is not common:
+                    raise RuntimeError(
+                        f"Found dtype {SCALAR_TYPE_NAME[t.dtype]} but expected {SCALAR_TYPE_NAME[common]}"
+                    )
+        common = promote_integer_to_float(config, common)
         self.common_dtype = common
         out_dtype = config.static_dtype or common
         for o in ops[:nout]:
@@ -256,16 +282,12 @@ class TensorIterator(MetaBase):
                     f"{SCALAR_TYPE_NAME[t.dtype]}"
                 )
         self.out_dtype = out_dtype
-        # the dtype kernels compute in: float16 is a storage type (Numba has no float16 math on the
-        # CPU, and CUDA computes half in float32 as PyTorch's opmath does)
-        compute = _dt.float32 if common is _dt.float16 and device.type in ("cpu", "cuda") else common
+        compute = compute_dtype(common, device.type)
         self.compute_dtype = compute
         np_type = compute.numpy.type
         for o in ops[nout:]:
             t = o.tensor
-            if config.allow_cpu_scalars and not t._size and t._device.type == "cpu" and (
-                len(ops) - nout > 1 or t._size == self.shape
-            ):
+            if is_cpu_scalar(config, t) and (len(ops) - nout > 1 or t._size == self.shape):
                 o.scalar = _as_scalar(np_type, _read_scalar(t))
             elif t.dtype is not compute and (config.promote_inputs_to_common_dtype or common is not compute):
                 o.tensor = _cast(t, compute)

@@ -119,6 +119,8 @@ def test_mixing_devices_refused_except_cpu_scalars():
         c + h
     with pytest.raises(RuntimeError, match=msg):
         jtorch.mul(c, h, out=jtorch.empty(3, device="cuda"))
+    with pytest.raises(RuntimeError, match=msg):  # one CPU element expanded is no CPU scalar
+        c * jtorch.tensor(2.0).expand(3)
     r = c * jtorch.tensor(4.0)  # a CPU 0-dim tensor is a scalar: torch allows it
     assert r.is_cuda and r.tolist() == [4.0, 4.0, 4.0]
     r = jtorch.tensor(2.0) + c
