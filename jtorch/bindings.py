@@ -13,6 +13,7 @@ import keyword
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -63,11 +64,29 @@ _DISPLAY = {"Scalar": "Number", "ScalarType": "jtorch.dtype", "MemoryFormat": "j
             "Layout": "jtorch.layout", "SymInt": "int", "Device": "Device"}
 
 
+def _elem(t: Type) -> Type:
+    """The element type of a list or optional type (Type.elem is None for base types only)."""
+    assert t.elem is not None
+    return t.elem
+
+
+def _arg(p: Param) -> Argument:
+    """The schema argument of a parameter (every parameter has one but the synthetic out=)."""
+    assert p.arg is not None
+    return p.arg
+
+
+def _param(p: Param | None) -> Param:
+    """A schema argument's parameter (None for a method's self only, which is not looked up)."""
+    assert p is not None
+    return p
+
+
 def _display_type(t: Type) -> str:
     if t.is_optional():
-        return _display_type(t.elem)
+        return _display_type(_elem(t))
     if t.is_list():
-        inner = _display_type(t.elem)
+        inner = _display_type(_elem(t))
         return "tuple of ints" if inner == "int" else f"tuple of {inner}s"
     return _DISPLAY.get(t.base_name, t.base_name)
 
@@ -168,7 +187,7 @@ def _check_code(p: Param, var: str, allow_numbers: bool) -> list[str]:
     t = p.arg.type
     lines: list[str] = []
     opt = t.is_optional()
-    inner = t.elem if opt else t
+    inner = t.unwrap_optional()
     prefix = f"if {var} is not None:" if opt else "if True:"
     body = _inner_check(inner, var, fail, allow_numbers, p.name)
     if not body:
@@ -180,13 +199,13 @@ def _check_code(p: Param, var: str, allow_numbers: bool) -> list[str]:
 
 def _inner_check(t: Type, var: str, fail: str, allow_numbers: bool, pname: str) -> list[str]:
     if t.is_list():
-        b = t.elem.base_name
+        b = _elem(t).base_name
         if b in ("int", "SymInt"):
             if t.size is not None:
                 return [f"{var} = _int_list({var}, {t.size}, {pname!r})"]
             return [f"{var} = _int_list({var}, None, {pname!r})"]
         if b == "Tensor":
-            opt = t.elem.is_optional()
+            opt = _elem(t).is_optional()
             cond = "(x is None or isinstance(x, _Tensor))" if opt else "isinstance(x, _Tensor)"
             return [f"if not isinstance({var}, (list, tuple)) or not all({cond} for x in {var}): {fail}"]
         if b == "float":
@@ -279,7 +298,7 @@ def _int_list(x: Any, size: int | None, param: str) -> tuple[int, ...]:
             if type(v) is not int:
                 break
         else:
-            return tuple(x) if type(x) is list else x
+            return tuple(x) if type(x) is list else x  # type: ignore[return-value]  # a tuple of ints here
     if not isinstance(x, (list, tuple)):
         # one int-like stands for int[N] filled with it, or a 1-element size (torch.empty(np.int64(3)))
         if size is not None or (hasattr(x, "__index__") and getattr(x, "ndim", 0) == 0):
@@ -340,7 +359,7 @@ def _tensor_list_element(sigs: list[Signature], args: tuple, kwargs: dict) -> Ty
     for sig in sigs:
         for j, p in enumerate(sig.params):
             t = p.type
-            if t is None or not t.is_list() or t.elem.base_name != "Tensor" or t.elem.is_optional():
+            if t is None or not t.is_list() or _elem(t).base_name != "Tensor" or _elem(t).is_optional():
                 continue
             value = kwargs.get(p.name) if p.name in kwargs else args[j] if j < len(args) and not p.kwarg_only else None
             if isinstance(value, (list, tuple)):
@@ -384,7 +403,7 @@ def _varargs_index(sig: Signature) -> int | None:
     """int[] that may be given as *sizes: the only positional parameter (torch's rule)."""
     pos = [p for p in sig.params if not p.kwarg_only]
     if len(pos) == 1 and pos[0].arg is not None and pos[0].arg.type.is_list() and (
-        pos[0].arg.type.elem.base_name in ("int", "SymInt")
+        _elem(pos[0].arg.type).base_name in ("int", "SymInt")
     ):
         return 0
     return None
@@ -394,6 +413,7 @@ def _call_expr(sig: Signature, op_var: str, out: bool, index: int = 0) -> str:
     """The OpOverload call. Keyword-only arguments still at their defaults are left out when all
     of them are (the common case), so the dispatcher and kernel see no keyword dict at all."""
     nf = sig.out_nf if out else sig.nf
+    assert nf is not None  # out=True for signatures with an out= overload only
     args, kw, at_default = [], [], []
     params = {p.arg.name: p for p in sig.params if p.arg is not None}
     outs = [a.name for a in nf.func.arguments if a.is_out]
@@ -402,10 +422,11 @@ def _call_expr(sig: Signature, op_var: str, out: bool, index: int = 0) -> str:
             kw.append("out=out" if len(outs) == 1 else f"{a.name}=out[{outs.index(a.name)}]")
             continue
         p = params.get(a.name)
-        v = "self" if (a.name == "self" and sig.method) else p.name
+        v = "self" if (a.name == "self" and sig.method) else _param(p).name
         if not a.kwarg_only:
             args.append(v)
             continue
+        assert p is not None  # a keyword-only argument is never a method's self
         kw.append(f"{a.name}={v}")
         if p.has_default and not out:
             at_default.append(f"{v} is _d{index}_{p.name}")
@@ -438,11 +459,11 @@ def _direct_call(sig: Signature, method: bool, index: int = 0) -> list[str]:
         return []
     tests = []
     for j, p in enumerate(required):
-        test = _AS_IS.get(p.arg.type.base_name)
+        test = _AS_IS.get(_arg(p).type.base_name)
         if test is None:
             return []
         tests.append(test.format(v=f"args[{j}]"))
-    given = {p.arg.name: f"args[{j}]" for j, p in enumerate(required)}
+    given = {_arg(p).name: f"args[{j}]" for j, p in enumerate(required)}
     args = []
     for a in sig.nf.func.arguments:  # in the schema's order: a method's self need not come first
         if a.is_out or a.kwarg_only:
@@ -452,7 +473,7 @@ def _direct_call(sig: Signature, method: bool, index: int = 0) -> list[str]:
     cond = " and ".join(["not kwargs", f"len(args) == {len(required)}"] + tests)
     lines = [f"    if {cond}:", f"        return _op{index}({call})"]
     # `t * 2`: the same call with the one Python number a Tensor parameter accepts, wrapped
-    numbers = [j for j, p in enumerate(required) if p.arg.type.base_name == "Tensor"
+    numbers = [j for j, p in enumerate(required) if _arg(p).type.base_name == "Tensor"
                and sig.nf.allow_numbers_as_tensors and (method or j > 0)]
     if len(numbers) == 1:
         j = numbers[0]
@@ -555,7 +576,8 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
             lines.append("        return self.__eq__(_as_tensor(args[0]))")
         lines.append("    return NotImplemented")
     else:
-        lines.append(f"    raise _no_match({name!r}, _sigs, {'(self,) + ' if method else ''}args, kwargs, {method}, err)")
+        lines.append(f"    raise _no_match({name!r}, _sigs, {'(self,) + ' if method else ''}args, kwargs, {method}, "
+                     "err)")
     src = "\n".join(lines) + "\n"
     from .tensor import Tensor
 
@@ -585,8 +607,9 @@ _wrap_number = wrapped_scalar_tensor
 def _return_types(sig: Signature, env: dict, index: int) -> tuple[str, str]:
     """Names of the wrappers of a signature's results: a jtorch.return_types type when the schema
     names several returns (max.dim -> return_types.max, its out= form -> return_types.max_out)."""
-    names = tuple(r.name for r in sig.nf.func.returns)
-    if len(names) < 2 or None in names:
+    returns = sig.nf.func.returns
+    names = tuple(r.name for r in returns if r.name is not None)
+    if len(names) < 2 or len(names) != len(returns):  # fewer than two, or one without a name
         return "", ""
     from . import return_types
 
@@ -662,13 +685,19 @@ def install(module_namespace: dict, tensor_cls: type) -> None:
     for name in binding_names(method=True):
         own = tensor_cls.__dict__.get(name)
         if own is None or getattr(own, "_jtorch_source", None) or isinstance(own, _LazyBinding):
-            setattr(tensor_cls, name, _LazyBinding(tensor_cls, name, lambda name=name: _method(name)))
+            setattr(tensor_cls, name, _LazyBinding(tensor_cls, name, partial(_method, name)))
     for dname, target in dunders.items():
-        setattr(tensor_cls, dname, _LazyBinding(
-            tensor_cls, dname, lambda d=dname, t=target: build(d, signatures_for(t, True), method=True, dunder=True)))
+        setattr(tensor_cls, dname, _LazyBinding(tensor_cls, dname, partial(_dunder, dname, target)))
     for dname, target in reflected_dunders.items():
-        setattr(tensor_cls, dname, _LazyBinding(
-            tensor_cls, dname, lambda d=dname, t=target: build_reflected(d, signatures_for(t, False))))
+        setattr(tensor_cls, dname, _LazyBinding(tensor_cls, dname, partial(_reflected_dunder, dname, target)))
+
+
+def _dunder(name: str, target: str) -> Callable:
+    return build(name, signatures_for(target, True), method=True, dunder=True)
+
+
+def _reflected_dunder(name: str, target: str) -> Callable:
+    return build_reflected(name, signatures_for(target, False))
 
 
 def build_reflected(name: str, sigs: list[Signature]) -> Callable:
@@ -683,7 +712,8 @@ def build_reflected(name: str, sigs: list[Signature]) -> Callable:
            "    return _fn(other, self)\n")
     from .tensor import Tensor
 
-    env = dict(_fn=fn, _Tensor=Tensor, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _wrap=_wrap_number, np=np)
+    env: dict[str, Any] = dict(_fn=fn, _Tensor=Tensor, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _wrap=_wrap_number,
+                               np=np)
     compile_source(src, f"<jtorch binding Tensor.{name}>", env)
     r = env[name]
     r.__qualname__ = f"Tensor.{name}"

@@ -225,6 +225,7 @@ def _make_fast_record(spec: OpSpec) -> Callable[..., Any] | Literal[False]:
     src = record_codegen.record_source(spec)
     if not src:
         return False
+    assert spec.info is not None  # fits() checked it
     make = _fast_sources.get(src)
     if make is None:  # operators of one argument layout share the compiled source
         make = _fast_sources[src] = compile_source(src, f"<jtorch record {spec.info.node_name}>", {})["make"]

@@ -282,7 +282,7 @@ def _import_path(value: Any) -> tuple[str, str] | None:
     name = getattr(value, "__name__", None)
     for modname in (getattr(value, "__module__", None), "math", "cmath"):
         mod = sys.modules.get(modname) if modname else None
-        if mod is not None and name and getattr(mod, name, None) is value:
+        if mod is not None and modname and name and getattr(mod, name, None) is value:
             return modname, name
     return None
 

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Union
 
-Identity = Union[int, float, bool, str]   # a number, or "lowest" / "highest" of the dtype
+Identity = int | float | bool | str   # a number, or "lowest" / "highest" of the dtype
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from typing import Any
 from .. import dtypes as _dt
 from ..backends import backend as _backend
 from ..geometry import wrap_dim
-from ..scalar import SCALAR_TYPE_NAME, checked_scalar
+from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, checked_scalar
 from ..scalar import not_implemented as _not_implemented
 from ..structured.fast_path import FAST_PATHS
-from ..structured.meta import TYPE_META_NAME, allocate, resize_output
+from ..structured.meta import allocate, resize_output
 from ..tensor import Tensor
 from .binary import mul
 from .copy import copy_, zero_

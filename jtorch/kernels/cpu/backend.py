@@ -37,7 +37,7 @@ class CPUBackend(Backend):
     dispatch_key = "CPU"
 
     # ---- storage and host interop (class attributes: a call is the function's own frame only) ----
-    storage_from_numpy = CPUStorage
+    storage_from_numpy = staticmethod(CPUStorage)  # type: ignore[assignment]  # the class: `data` is the contract's `array`
     numpy_view = staticmethod(_host.numpy_view)
     fill = staticmethod(_fill.fill)
     copy = staticmethod(_copy.copy)

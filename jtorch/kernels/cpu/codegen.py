@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from numba import types as nbtypes
 from numba.core.imputils import lower_builtin
@@ -33,8 +34,11 @@ from .threads import CHUNK_FAILED
 
 _module_digest = module_digest  # the name generators imported before the front-end split
 
-_PYTHON_MODEL = {"error_model": "python"}
-_NUMPY_MODEL = {"error_model": "numpy"}
+if TYPE_CHECKING:  # numba's stubs name the options' TypedDict privately (type-check only)
+    from numba.core.decorators import _JITOptions
+
+_PYTHON_MODEL: _JITOptions = {"error_model": "python"}
+_NUMPY_MODEL: _JITOptions = {"error_model": "numpy"}
 
 
 def _all_integer(args) -> bool:

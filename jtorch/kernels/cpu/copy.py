@@ -37,6 +37,7 @@ def copy(dst: Any, src: Any) -> None:
         n *= s
     if n == 0:
         return
+    shape: tuple[int, ...]
     if ds == ss and is_contiguous(size, ds):
         shape, ds, ss = (n,), (1,), (1,)
     else:

@@ -12,6 +12,7 @@ the loops still vectorize).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import types
@@ -21,7 +22,10 @@ from .codegen import jit_import
 from .fastmath import _f32_from_bits, _f32_to_bits, _f64_to_bits
 from .loops import ArrayOperand, launch
 
-_NUMPY_MODEL = {"error_model": "numpy"}
+if TYPE_CHECKING:  # numba's stubs name the options' TypedDict privately (type-check only)
+    from numba.core.decorators import _JITOptions
+
+_NUMPY_MODEL: _JITOptions = {"error_model": "numpy"}
 _F = np.float32
 _2P24_F, _2M24_F = _F(2.0 ** 24), _F(2.0 ** -24)
 

@@ -44,7 +44,7 @@ class _Kernels(NamedTuple):
 
 # (scalar_fn, operand pattern bits, number of extras) -> entry points.  The hot path is one
 # lookup here; everything else happens once per key per process.
-_kernels: dict[tuple[Callable, int, int], _Kernels] = {}
+_kernels: dict[tuple[Callable, int, int] | tuple[Callable, int, int, bool], _Kernels] = {}
 _lock = threading.Lock()
 
 
@@ -177,8 +177,8 @@ def arrays_runner(scalar_fn: Callable, ninputs: int, nextra: int,
     module's globals, so it sees what the module sees (tests replace parallel_for)."""
     pattern = tuple(pattern) if pattern is not None else (True,) * ninputs
     names = [f"t{i}" for i in range(ninputs)]
-    parts = [f"{t}._storage.data, {t}._offset" if arr else f"as_scalar(dtype.numpy.type, {t}._storage.data[{t}._offset])"
-             for t, arr in zip(names, pattern)]
+    parts = [f"{t}._storage.data, {t}._offset" if arr
+             else f"as_scalar(dtype.numpy.type, {t}._storage.data[{t}._offset])" for t, arr in zip(names, pattern)]
     operands = ", ".join(parts)
     extras = "".join(f", extras[{j}]" for j in range(nextra))
     in_place = ""
@@ -191,6 +191,6 @@ def arrays_runner(scalar_fn: Callable, ninputs: int, nextra: int,
     bits = 1
     for a in (True,) + pattern:  # a leading 1, then out and every input: array or scalar
         bits = (bits << 1) | bool(a)
-    ns = {"key": (scalar_fn, bits, nextra), "ikey": (scalar_fn, bits, nextra, True)}
+    ns: dict[str, Any] = {"key": (scalar_fn, bits, nextra), "ikey": (scalar_fn, bits, nextra, True)}
     compile_source(src, f"<jtorch elementwise runner {scalar_fn.__name__}/{ninputs}>", globals(), ns)
     return ns["run"]

@@ -85,8 +85,8 @@ def _matrix(t: Any, copy_unless_blasable: bool) -> np.ndarray:
     return a
 
 
-def _product(kind: str, A: np.ndarray, B: np.ndarray, O: np.ndarray | None = None) -> np.ndarray:
-    """A @ B (a dot product for dot/vdot) in the compute dtype, written into O when given (O must
+def _product(kind: str, A: np.ndarray, B: np.ndarray, Out: np.ndarray | None = None) -> np.ndarray:
+    """A @ B (a dot product for dot/vdot) in the compute dtype, written into Out when given (Out must
     then be row-major for mm/bmm, and C-contiguous int64 for integers). BLAS dtypes come as
     BLAS-able views."""
     dt = A.dtype
@@ -100,20 +100,20 @@ def _product(kind: str, A: np.ndarray, B: np.ndarray, O: np.ndarray | None = Non
         threads = blas_threads_for(macs)
         if threads > 1:
             t0 = perf_counter_ns()
-            P = np.matmul(A, B, out=O)
+            P = np.matmul(A, B, out=Out)
             note_blas(macs, threads, perf_counter_ns() - t0)
             return P
-        return np.matmul(A, B, out=O)
+        return np.matmul(A, B, out=Out)
     if dt == _F16:
         return np.matmul(A.astype(_F32), B.astype(_F32))
     if kind == "mv":  # NumPy's integer loop does a matrix-vector product in one pass
-        return np.matmul(A, B, out=O)
+        return np.matmul(A, B, out=Out)
     from .matmul_int import int_matmul
 
     batched = kind == "bmm"
     A3 = np.ascontiguousarray(A if batched else A[None], dtype=_I64)
     B3 = np.ascontiguousarray(B if batched else B[None], dtype=_I64)
-    P = O if O is not None else np.empty(A.shape[:-1] + B.shape[-1:], _I64)
+    P = Out if Out is not None else np.empty(A.shape[:-1] + B.shape[-1:], _I64)
     int_matmul(A3, B3, P if batched else P.reshape((1,) + P.shape))
     return P
 
@@ -124,28 +124,28 @@ def matmul(kind: str, out: Any, a: Any, b: Any, self: Any = None, beta: Any = 0,
     if kind == "mm" or kind == "bmm":
         A, B = _matrix(a, blas), _matrix(b, blas)
         if kind == "mm" and out._stride == (out._size[1], 1):  # a fresh result: row-major as it is
-            O, into_out = _view(out, out._size, out._stride), True
+            Out, into_out = _view(out, out._size, out._stride), True
         else:
             so = _matrix_strides(out._size, out._stride)
-            O = _view(out, out._size, so)
+            Out = _view(out, out._size, so)
             into_out = _row_major(out._size, so)
     elif kind == "mv":
-        A, B, O = _matrix(a, blas), _view(b, b._size, b._stride), _view(out, out._size, out._stride)
+        A, B, Out = _matrix(a, blas), _view(b, b._size, b._stride), _view(out, out._size, out._stride)
         into_out = True
     else:
-        A, B, O = _view(a, a._size, a._stride), _view(b, b._size, b._stride), _view(out, (), ())
+        A, B, Out = _view(a, a._size, a._stride), _view(b, b._size, b._stride), _view(out, (), ())
         into_out = False
-    S = None if beta == 0 or self is None else O if self is out else _view(self, self._size, self._stride)
+    S = None if beta == 0 or self is None else Out if self is out else _view(self, self._size, self._stride)
     if S is None and alpha == 1 and into_out:  # the common case: the product straight into out
-        if blas or (O.dtype != _F16 and (kind == "mv" or (O.dtype == _I64 and O.flags.c_contiguous))):
-            _product(kind, A, B, O)
+        if blas or (Out.dtype != _F16 and (kind == "mv" or (Out.dtype == _I64 and Out.flags.c_contiguous))):
+            _product(kind, A, B, Out)
             return
     if (S is not None and beta == 1 and alpha == 1 and into_out and blas and kind != "dot"
             and self._storage is not out._storage):
         # addmm(bias, x, w.t()) (Linear): the product straight into out, then self added in place;
         # the same single rounding of product + self as a temporary would give, without one
-        _product(kind, A, B, O)
-        np.add(O, S, out=O)
+        _product(kind, A, B, Out)
+        np.add(Out, S, out=Out)
         return
     if alpha == 0:  # BLAS semantics: a and b are not read (inf * 0 does not make NaN)
         P = None
@@ -153,18 +153,18 @@ def matmul(kind: str, out: Any, a: Any, b: Any, self: Any = None, beta: Any = 0,
         P = _product(kind, A, B)
         if alpha != 1:
             P = P * alpha
-    _combine(O, P, S, beta)
+    _combine(Out, P, S, beta)
 
 
-def _combine(O: np.ndarray, P: np.ndarray | None, S: np.ndarray | None, beta: Any) -> None:
-    """O = P + beta * S, in the compute dtype of P, then cast (wrapping, rounding) into O."""
+def _combine(Out: np.ndarray, P: np.ndarray | None, S: np.ndarray | None, beta: Any) -> None:
+    """Out = P + beta * S, in the compute dtype of P, then cast (wrapping, rounding) into Out."""
     with np.errstate(all="ignore"):
         if S is None:
             if P is None:
-                O.fill(0)
+                Out.fill(0)
             else:
-                np.copyto(O, P, casting="unsafe")
+                np.copyto(Out, P, casting="unsafe")
             return
         if S.dtype == _F16:
             S = S.astype(_F32)
-        np.copyto(O, S * beta if P is None else S * beta + P, casting="unsafe")
+        np.copyto(Out, S * beta if P is None else S * beta + P, casting="unsafe")

@@ -27,7 +27,7 @@ def float_key(u, sign, expmask, ones):
     return u ^ (((np.uint64(0) - neg) & ones) | sign)
 
 
-def dtype_params(dt: np.dtype) -> tuple:
+def dtype_params(dt: np.dtype) -> tuple[int, np.uint64, np.uint64]:
     """(kind: 0 unsigned or bool, 1 signed, 2 float; sign bit; exponent mask) of a NumPy dtype."""
     bits = dt.itemsize * 8
     kind = 2 if dt.kind == "f" else 1 if dt.kind == "i" else 0

@@ -359,7 +359,7 @@ def sort_row(buf: np.ndarray, off: int, es: int, kind: int, sign: np.uint64, exp
     want = values is not None
     if buf.itemsize < 4:
         buf, off, es = buf[off:off + (n - 1) * es + 1:es].astype(np.uint32), 0, 1
-    vals = values if want and values.itemsize == 4 else np.empty(n if want else 1, np.uint32)
+    vals = values if values is not None and values.itemsize == 4 else np.empty(n if want else 1, np.uint32)
     ones = sign | (sign - np.uint64(1))
     flip = ones if descending else np.uint64(0)
     x = (sign if kind == 1 else np.uint64(0)) ^ flip  # a signed int's key: its bits ^ x
@@ -392,5 +392,5 @@ def sort_row(buf: np.ndarray, off: int, es: int, kind: int, sign: np.uint64, exp
         run(3)
         first[:] = np.searchsorted(bstart[:nb], np.arange(nchunks + 1) * n // nchunks)
         run(4)
-    if want and vals is not values:
+    if values is not None and vals is not values:
         values[:] = vals

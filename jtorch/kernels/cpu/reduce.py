@@ -224,7 +224,7 @@ def _reduce_dims(r: Reduction, x: Any, results: list, extras: tuple, mask: Any) 
     reduction, dtypes, shape and mask (a training loop's bias gradients repeat them)."""
     key = (id(r), x._storage.data.dtype, tuple(t._storage.data.dtype for t in results), x._size, tuple(mask),
            tuple(t._size for t in results))
-    plan = _dim_plans.get(key)
+    plan: Any = _dim_plans.get(key)  # a plan tuple, False (no plan for this key) or None (not yet made)
     if plan is None:
         if len(_dim_plans) > 256:
             _dim_plans.clear()

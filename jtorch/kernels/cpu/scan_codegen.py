@@ -179,6 +179,7 @@ def module_source(decl: Any) -> tuple[str, str]:
     h = hashlib.sha256(src.encode())
     h.update(digests.encode())
     for mod in (odometer, cache):  # imported by the generated module; Numba does not track them
+        assert mod.__file__ is not None  # both are source files
         with open(mod.__file__, "rb") as f:
             h.update(f.read())
     return f"scan_{decl.name}_{h.hexdigest()[:20]}", src

@@ -101,14 +101,14 @@ def get_num_threads() -> int:
         return _requested
     import numba  # the pool's size is known without starting the pool
 
-    return int(numba.config.NUMBA_NUM_THREADS)
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set by numba.config at import
 
 
 def _init_threads() -> int:
     global _pool, _threads
     import numba
 
-    _pool = int(numba.config.NUMBA_NUM_THREADS)
+    _pool = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # as above
     _threads = min(_requested or _pool, _pool)
     return _threads
 

@@ -94,8 +94,9 @@ def module_source(fn: Callable, is_array: tuple[bool, ...], nextra: int) -> tupl
     return stem(fn.__name__ + "_" + "".join("a" if a else "s" for a in is_array) + str(nextra), src, digests)
 
 
-def stem(name: str, src: str, digests: str) -> str:
-    """A generated CUDA module's file stem: its name and a hash of everything it depends on."""
+def stem(name: str, src: str, digests: str) -> tuple[str, str]:
+    """(file stem, source) of a generated CUDA module: the stem is its name and a hash of everything it
+    depends on."""
     h = hashlib.sha256(src.encode())
     h.update(digests.encode())
     h.update(module_digest(__name__).encode())

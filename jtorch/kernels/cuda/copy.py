@@ -32,6 +32,9 @@ def copy(dst: Any, src: Any) -> None:
     n = _numel(size)
     if n == 0:
         return
+    shape: tuple[int, ...]
+    ds: tuple[int, ...]
+    ss: tuple[int, ...]
     if dst._stride == src._stride and is_contiguous(size, dst._stride):
         shape, ds, ss = (n,), (1,), (1,)
     else:

@@ -65,20 +65,20 @@ def matmul(kind: str, out: Any, a: Any, b: Any, self: Any, beta: Any, alpha: Any
         return False
     cp = _State.cupy
     try:
-        A, B, O = _view(cp, a), _view(cp, b), _view(cp, out)
+        A, B, Out = _view(cp, a), _view(cp, b), _view(cp, out)
         with _stream(cp):
-            direct = (self is None and alpha == 1 and kind != "dot" and O.flags.c_contiguous
+            direct = (self is None and alpha == 1 and kind != "dot" and Out.flags.c_contiguous
                       and not out._storage.may_share_memory(a._storage)
                       and not out._storage.may_share_memory(b._storage))
             if direct:
-                cp.matmul(A, B, out=O)
+                cp.matmul(A, B, out=Out)
                 return True
             P = cp.dot(A, B) if kind == "dot" else cp.matmul(A, B)
             if alpha != 1:
                 P *= alpha
             if self is not None:
                 P += beta * _view(cp, self)
-            O[...] = P
+            Out[...] = P
         return True
     except Exception:  # noqa: BLE001 - a CuPy that fails once is not used again
         _State.use = False

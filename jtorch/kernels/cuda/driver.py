@@ -38,9 +38,10 @@ def numba_cuda() -> Any:
             if not _State.imported:
                 try:
                     from numba import cuda
+                    _State.cuda = cuda
                 except Exception:  # noqa: BLE001 - any import failure means "no CUDA support"
-                    cuda = None
-                _State.cuda, _State.imported = cuda, True
+                    _State.cuda = None
+                _State.imported = True
     return _State.cuda
 
 
@@ -154,8 +155,9 @@ def launch(kernel: Any, n: int, *args: Any, threads: int = 256) -> None:
         kernel[blocks, tpb, s](*args)
 
 
-def launch_blocks(kernel: Any, blocks: int, threads: int, *args: Any) -> None:
-    """Run a kernel with an explicit grid (block-per-row reductions, tiled GEMM)."""
+def launch_blocks(kernel: Any, blocks: int | tuple[int, ...], threads: int | tuple[int, ...], *args: Any) -> None:
+    """Run a kernel with an explicit grid (block-per-row reductions, tiled GEMM); a grid or block of
+    several dimensions is a tuple, as numba.cuda takes it."""
     if SIMULATED:
         args = _simulated_args(args)
     s = _streams.current

@@ -1,6 +1,6 @@
 """The CUDA im2col / col2im kernels, the twin of kernels/cpu/im2col.py (same arguments and layout).
 
-im2col: one thread per column element (n, row, l), reading its pixel or writing 0 in the padding.
+im2col: one thread per column element (n, row, pos), reading its pixel or writing 0 in the padding.
 col2im: one thread per output pixel, gathering the column elements that land on it (torch's
 col2im CUDA kernel): no atomics, so the sums are deterministic. Tensors come contiguous; the
 kernels take the flat device buffers and the tensors' offsets.
@@ -24,7 +24,7 @@ def im2col_kernel(total, g, src, soff, dst, doff):  # pragma: no cover - compile
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        l = i % L
+        pos = i % L  # the output position y * ow + x
         r = i // L
         row = r % CK
         n = r // CK
@@ -32,8 +32,8 @@ def im2col_kernel(total, g, src, soff, dst, doff):  # pragma: no cover - compile
         t = row // kw
         ki = t % kh
         c = t // kh
-        y = l // ow
-        x = l % ow
+        y = pos // ow
+        x = pos % ow
         iy = y * sh - ph + ki * dh
         ix = x * sw - pw + j * dw
         if 0 <= iy < H and 0 <= ix < W:

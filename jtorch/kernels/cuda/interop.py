@@ -53,11 +53,11 @@ def from_cuda_array_interface(obj: Any) -> Any:
     shape = tuple(cai["shape"])
     ptr = int(cai["data"][0])
     if cai.get("strides") is None:
-        stride, acc = [], 1
+        rstride, acc = [], 1
         for s in reversed(shape):
-            stride.append(acc)
+            rstride.append(acc)
             acc *= s
-        stride = tuple(reversed(stride))
+        stride = tuple(reversed(rstride))
     else:
         stride = tuple(s // dt.itemsize for s in cai["strides"])
     span = 1 + sum((n - 1) * s for n, s in zip(shape, stride)) if all(shape) else 0

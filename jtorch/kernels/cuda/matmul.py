@@ -105,11 +105,11 @@ def _via_scratch(kind: str, out: Any, a: Any, b: Any, self: Any, beta: Any, alph
     numel = 1
     for s in size:
         numel *= s
-    cst, acc = [], 1
+    rcst, acc = [], 1
     for s in reversed(size):
-        cst.append(acc)
+        rcst.append(acc)
         acc *= s
-    cst = tuple(reversed(cst))
+    cst = tuple(reversed(rcst))
     scratch = CUDAStorage.allocate(numel, from_numpy_dtype(out._storage.data.dtype))
     run(kind, scratch.data, 0, cst, a, b, self, beta, alpha)
     shape, ds, ss = loop_plan(size, out._stride, cst)

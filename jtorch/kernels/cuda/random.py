@@ -24,7 +24,7 @@ from ...random import cuda_default_generator
 from . import driver
 from .bitonic import PAD, padded, sort_pairs
 from .philox import MASK, S32, philox
-from .scratch import Buffer, Target, dense
+from .scratch import Buffer, Target, dense, storage_data
 
 DIGITS = {_dt.float16: 11, _dt.float32: 24, _dt.float64: 53}  # std::numeric_limits<T>::digits
 _TWO_PI = 2.0 * math.pi
@@ -272,7 +272,7 @@ def bernoulli_tensor(t: Any, gen: Any, p: Any) -> None:
     lead = len(size) - len(p._size)
     stride = [0] * lead + [0 if ps == 1 and s != 1 else st for ps, s, st in zip(p._size, size[lead:], p._stride)]
     pe = dense(Tensor._make(p._storage, size, tuple(stride), p._offset, p.dtype, p._device), _dt.float64)
-    _bernoulli_p(t, gen, pe._storage.data, pe._offset, 1)
+    _bernoulli_p(t, gen, storage_data(pe), pe._offset, 1)
 
 
 def randperm(t: Any, gen: Any, n: int) -> None:

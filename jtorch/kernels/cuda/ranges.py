@@ -4,8 +4,8 @@
     linspace(out, start, end, steps)      from both ends, as torch's linspace kernels do
 
 `out` is 1-D (any stride); start/step/end come converted as the CPU path converts them (arange:
-int64 for integral dtypes, float32 for float16, float64 otherwise; linspace: the dtype's scalar). The arithmetic is the CPU stub's
-(native/range_factories.py): int64 for integral arange (the store wraps); for floating arange ATen's
+int64 for integral dtypes, float32 for float16, float64 otherwise; linspace: the dtype's scalar). The arithmetic is
+the CPU stub's (native/range_factories.py): int64 for integral arange (the store wraps); for floating arange ATen's
 CPU kernel's Vectorized/tail formulas in the accumulate type (float32 for float16, float64
 otherwise) with the CPU's chunk size and vector width passed in, so the values are the CPU's to
 the bit (torch's own CUDA kernel computes start + step * i throughout); for

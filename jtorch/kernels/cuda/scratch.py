@@ -8,7 +8,7 @@ is not dense is written to scratch and copied back by `Target.finish`.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -18,6 +18,11 @@ from ...geometry import numel as _numel
 from ...tensor import Tensor
 from .copy import copy
 from .storage import CUDAStorage
+
+
+def storage_data(t: Tensor) -> Any:
+    """The kernel array of a CUDA tensor's storage (the Storage interface does not show it)."""
+    return cast(CUDAStorage, t._storage).data
 
 
 def contiguous_strides(size: tuple) -> tuple:
@@ -94,7 +99,7 @@ class Target:
         dtype = dtype or view.dtype
         self.direct = dtype is view.dtype and is_contiguous(view._size, view._stride)
         self.tensor = view if self.direct else empty(view._size, dtype)
-        self.data, self.offset = self.tensor._storage.data, self.tensor._offset
+        self.data, self.offset = storage_data(self.tensor), self.tensor._offset
 
     def finish(self) -> None:
         if not self.direct and _numel(self.view._size):

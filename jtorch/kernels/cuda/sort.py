@@ -21,7 +21,7 @@ from ..common.unique import unique_rows
 from . import driver
 from .bitonic import key_params, make_keys, ordered_key, padded, sort_pairs
 from .copy import copy
-from .scratch import Buffer, Target, as_uint, dense, moved_last
+from .scratch import Buffer, Target, as_uint, dense, moved_last, storage_data
 
 
 # ---- kernels -------------------------------------------------------------------------------------
@@ -136,7 +136,7 @@ class _Sorted:
         self.npad = padded(self.n)
         total = self.nrows * self.npad
         self.keys, self.idx = Buffer(total, np.uint64), Buffer(total, np.int64)
-        self.u = as_uint(self.src._storage.data)
+        self.u = as_uint(storage_data(self.src))
         self.params = key_params(x.dtype.numpy)
         kind, sign, expmask, ones = self.params
         flip = ones if descending else np.uint64(0)
@@ -201,8 +201,8 @@ def _search(bd: Tensor, x: Tensor, right: bool, sorter: Tensor | None, out: Tens
     nv = (x._size[-1] if (x._size and len(bd._size) > 1) else total)
     s = dense(sorter, _dt.int64) if sorter is not None else None
     o = Target(out)
-    sd, so = (s._storage.data, s._offset) if s is not None else (o.data, 0)
-    driver.launch(_searchsorted_kernel, total, b._storage.data, b._offset, m, len(bd._size) <= 1, v._storage.data,
+    sd, so = (storage_data(s), s._offset) if s is not None else (o.data, 0)
+    driver.launch(_searchsorted_kernel, total, storage_data(b), b._offset, m, len(bd._size) <= 1, storage_data(v),
                   v._offset, max(nv, 1), total, sd, so, s is not None, right, o.data, o.offset)
     o.finish()
 
@@ -217,8 +217,8 @@ def _isin(e: Tensor, t: Tensor, assume_unique: bool, invert: bool, out: Tensor) 
     src = dense(e)
     kind, sign, expmask, ones = key_params(e.dtype.numpy)
     o = Target(out)
-    driver.launch(_isin_kernel, total, as_uint(src._storage.data), src._offset, total, s.keys.a, s.n, kind, sign, expmask,
-                  ones, invert, o.data, o.offset)
+    driver.launch(_isin_kernel, total, as_uint(storage_data(src)), src._offset, total, s.keys.a, s.n, kind, sign,
+                  expmask, ones, invert, o.data, o.offset)
     o.finish()
 
 
@@ -231,12 +231,12 @@ def _bincount(x: Tensor, weights: Tensor | None, out: Tensor) -> None:
         xs = dense(x)
         if weights is not None:
             w = dense(weights, out.dtype)
-            wd, woff, ws = w._storage.data, w._offset, 1
+            wd, woff, ws = storage_data(w), w._offset, 1
         else:
             one = Buffer(1, out.dtype.numpy)
             one.storage.copy_from_host(0, np.ones(1, out.dtype.numpy))
             wd, woff, ws = one.a, 0, 0
-        driver.launch(_bincount_kernel, n, xs._storage.data, xs._offset, n, wd, woff, ws, o.data, o.offset)
+        driver.launch(_bincount_kernel, n, storage_data(xs), xs._offset, n, wd, woff, ws, o.data, o.offset)
     o.finish()
 
 
@@ -247,8 +247,8 @@ def _histc(x: Tensor, lo: float, hi: float, out: Tensor) -> None:
     n = _numel(x._size)
     if n:
         xs = dense(x, _compare_dtype(x.dtype))
-        ft = xs._storage.data.dtype.type
-        driver.launch(_histc_kernel, n, xs._storage.data, xs._offset, n, ft(lo), ft(hi), ft(bins), bins, counts.a)
+        ft = storage_data(xs).dtype.type
+        driver.launch(_histc_kernel, n, storage_data(xs), xs._offset, n, ft(lo), ft(hi), ft(bins), bins, counts.a)
     copy(out, Tensor._make(counts.storage, (bins,), (1,), 0, _dt.int64, out._device))  # int64 -> out's dtype
 
 
