@@ -184,7 +184,8 @@ def render() -> dict[str, str]:
         if sigs:
             fns.append("\n" + "\n".join(_defs(name, sigs, method=False)) + "\n")
 
-    preamble = _PREAMBLE.replace("from jtorch.device", "from jtorch._tensor_python import _TensorPython\nfrom jtorch.device")
+    preamble = _PREAMBLE.replace("from jtorch.device",
+                                 "from jtorch._tensor_python import _TensorPython\nfrom jtorch.device")
     cls = [HEADER + '"""The generated Tensor methods and dunders, for the type checker."""\n\n' + preamble,
            "\nclass _TensorBase(_TensorPython):"]
     for name in sorted(bindings.binding_names(method=True)):

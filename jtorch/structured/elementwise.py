@@ -10,24 +10,25 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from typing import Any, cast
 
 from ..backends import Backend, backend
 from ..scalar import checked_scalar, to_compute  # noqa: F401  (checked_scalar: re-exported for families)
 from ..schema import FunctionSchema
-from .fast_path import FAST_PATHS, Check, ElementwiseFastPath, Prepare, Select, all_arrays
+from .fast_path import FAST_PATHS, Check, ElementwiseFastPath, MakeRunner, Prepare, Select, all_arrays
 from .tensor_iterator import TensorIterator, TensorIteratorConfig
 
 
 def elementwise_kernels(
     out: str,
     *,
-    scalar: Callable | None = None,
+    scalar: Callable[..., Any] | None = None,
     select: Select | None = None,
-    config: TensorIteratorConfig | Callable[[dict], TensorIteratorConfig],
+    config: TensorIteratorConfig | Callable[[dict[str, Any]], TensorIteratorConfig],
     check: Check | None = None,
     prepare: Prepare | None = None,
     dispatch_check: Check | None = None,
-) -> tuple[Callable, Callable, Callable]:
+) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
     """(meta, impl, fast_path) of an elementwise operator family, from its out= schema and its
     scalar function (jtorch.native.elementwise.elementwise declares the family with them).
 
@@ -44,16 +45,17 @@ def elementwise_kernels(
     """
     if select is None:
         assert scalar is not None
-        fixed: list = []
+        fixed: list[tuple[Callable[..., Any], tuple[str, ...]]] = []
 
-        def select(extras: dict) -> tuple[Callable, tuple[str, ...]]:
+        def select(extras: dict[str, Any]) -> tuple[Callable[..., Any], tuple[str, ...]]:
             # the names are read off the schema and the scalar function on first use (start-up)
             if not fixed:
                 fixed.append((scalar, tuple(list(inspect.signature(scalar).parameters)[_n_tensor_params(out):])))
             return fixed[0]
-    config_of = (lambda extras: config) if isinstance(config, TensorIteratorConfig) else config
+    config_of: Callable[[dict[str, Any]], TensorIteratorConfig] = (
+        (lambda extras: config) if isinstance(config, TensorIteratorConfig) else config)
 
-    def meta(it: TensorIterator, tensors: list, extras: dict) -> None:
+    def meta(it: TensorIterator, tensors: list[Any], extras: dict[str, Any]) -> None:
         if prepare is not None:
             tensors = prepare(tensors, extras, it.mode, it.maybe_get_output(0))
         it.build_op(config_of(extras), it.maybe_get_output(0), *tensors)
@@ -62,14 +64,15 @@ def elementwise_kernels(
         if dispatch_check is not None and it.device.type != "meta":
             dispatch_check(it.common_dtype, extras)
 
-    def impl(it: TensorIterator, tensors: list, extras: dict, backend: Backend) -> None:
+    def impl(it: TensorIterator, tensors: list[Any], extras: dict[str, Any], backend: Backend) -> None:
         fn, names = select(extras)
         dt = it.compute_dtype
         backend.elementwise(it, fn, tuple(to_compute(dt, extras[n]) for n in names))
 
     fast_paths: dict[str, ElementwiseFastPath] = {}  # per device type, shared by the three kernels
 
-    def fast(kind: str, bind: Callable, generic: Callable, backend: Backend) -> Callable | None:
+    def fast(kind: str, bind: Callable[..., Any], generic: Callable[..., Any], backend: Backend
+             ) -> Callable[..., Any] | None:
         if not FAST_PATHS:
             return None
         fp = fast_paths.get(backend.device_type)
@@ -77,15 +80,17 @@ def elementwise_kernels(
             if not backend.implements("elementwise_contiguous"):
                 return None
             lead, defaults = _default_call(out)
+            # implements() said so: this backend's maker returns a runner, never None
+            make_runner = cast(MakeRunner, backend.elementwise_contiguous)
             fp = fast_paths[backend.device_type] = ElementwiseFastPath(
-                backend.device_type, backend.elementwise_contiguous, bind, config_of, select, check, prepare,
+                backend.device_type, make_runner, bind, config_of, select, check, prepare,
                 dispatch_check, lead, defaults)
         return fp.kernel(kind, generic)
 
     return meta, impl, fast
 
 
-def _default_call(out_schema: str) -> tuple[int | None, dict | None]:
+def _default_call(out_schema: str) -> tuple[int | None, dict[str, Any] | None]:
     """(n, extras) when a call with just the n leading tensor arguments, positionally, leaves every
     other argument at its default (`add(a, b)`: alpha=1), else (None, None)."""
     args = [a for a in FunctionSchema.parse(out_schema).arguments if not a.is_out]
@@ -96,10 +101,12 @@ def _default_call(out_schema: str) -> tuple[int | None, dict | None]:
     return n, {a.name: a.default_value for a in args[n:]}
 
 
-_contiguous_runners: dict = {}  # (device type, scalar function, inputs, extras) -> runner
+# (device type, scalar function, inputs, extras) -> runner
+_contiguous_runners: dict[tuple[str, Callable[..., Any], int, int], Callable[..., None]] = {}
 
 
-def contiguous_runner(device_type: str, fn: Callable, ninputs: int, nextra: int) -> Callable | None:
+def contiguous_runner(device_type: str, fn: Callable[..., Any], ninputs: int, nextra: int
+                      ) -> Callable[..., None] | None:
     """The backend's `elementwise_contiguous` runner of `fn` over `ninputs` contiguous arrays,
     made once per device type (None where the backend has no such stub): for kernels outside an
     elementwise family that take TensorIterator's fast set-up themselves (relu, the fused optimizers)."""
@@ -109,7 +116,10 @@ def contiguous_runner(device_type: str, fn: Callable, ninputs: int, nextra: int)
         b = backend(device_type)
         if not b.implements("elementwise_contiguous"):
             return None
-        r = _contiguous_runners[key] = b.elementwise_contiguous(fn, all_arrays(ninputs), nextra)
+        made = b.elementwise_contiguous(fn, all_arrays(ninputs), nextra)
+        if made is None:
+            return None
+        r = _contiguous_runners[key] = made
     return r
 
 
