@@ -23,15 +23,17 @@ from __future__ import annotations
 
 import base64
 import builtins
+import collections
 import hashlib
 import json
 import operator
 import os
 import re
+import types
 import warnings
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -173,7 +175,7 @@ def describe(v: Any) -> str:
         return "(" + ",".join(describe(x) for x in v) + ")"
     if isinstance(v, list):
         return "[" + ",".join(describe(x) for x in v) + "]"
-    if isinstance(v, dict):
+    if isinstance(v, dict):  # OrderedDict too
         return "{" + ",".join(f"{describe(k)}:{describe(x)}" for k, x in v.items()) + "}"
     if isinstance(v, slice):
         return f"slice({describe(v.start)},{describe(v.stop)},{describe(v.step)})"
@@ -213,10 +215,14 @@ def _encode_value(v: Any) -> Any:
     if isinstance(v, list):
         return {"l": [_encode_value(x) for x in v]}
     if isinstance(v, dict):
-        return {"d": [[_encode_value(k), _encode_value(x)] for k, x in v.items()]}
+        items = [[_encode_value(k), _encode_value(x)] for k, x in v.items()]
+        return {"d": items} if type(v) is dict else {"d": items, "cls": type(v).__name__}
     if isinstance(v, type) and v.__module__ == "builtins":
         return {"type": v.__name__}
     raise LiveOnly(f"reads a {type(v).__qualname__} out of torch")
+
+
+_DICTS: dict[str, type] = {"dict": dict, "Counter": collections.Counter, "OrderedDict": collections.OrderedDict}
 
 
 def _decode_value(e: Any) -> Any:
@@ -237,7 +243,7 @@ def _decode_value(e: Any) -> Any:
     if "l" in e:
         return [_decode_value(x) for x in e["l"]]
     if "d" in e:
-        return {_decode_value(k): _decode_value(x) for k, x in e["d"]}
+        return _DICTS[e.get("cls", "dict")]((_decode_value(k), _decode_value(x)) for k, x in e["d"])
     if "type" in e:
         return getattr(builtins, e["type"])
     raise AssertionError(f"unknown recorded value {e!r}")
@@ -250,7 +256,7 @@ def _is_plain(v: Any) -> bool:
         return all(_is_plain(x) for x in v)
     if HAVE_TORCH and isinstance(v, _torch.Size):
         return True
-    if isinstance(v, dict) and type(v) is dict:
+    if isinstance(v, dict) and type(v) in _DICTS.values():
         return all(_is_plain(k) and _is_plain(x) for k, x in v.items())
     return isinstance(v, type) and v.__module__ == "builtins"
 
@@ -270,8 +276,30 @@ def _encode_result(v: Any, tape: Tape) -> tuple[list, Any]:
     if type(v) in (tuple, list):
         parts = [_encode_result(x, tape) for x in v]
         return ["seq", type(v).__name__, [p[0] for p in parts]], type(v)(p[1] for p in parts)
+    if _is_structseq(v):  # torch.return_types.max and kin: a named tuple
+        parts = [_encode_result(x, tape) for x in v]
+        name, fields = type(v).__name__, _structseq_fields(v)
+        return ["seq", name, [p[0] for p in parts], fields], _named(name, fields)(*(p[1] for p in parts))
     i = tape.new_id()
     return ["p"], ValueProxy(f"%{i}", v)
+
+
+def _is_structseq(v: Any) -> bool:
+    return isinstance(v, tuple) and type(v).__module__ == "torch.return_types"
+
+
+def _structseq_fields(v: Any) -> list[str]:
+    return list(type(v).__match_args__)
+
+
+_NAMED: dict[tuple, type] = {}
+
+
+def _named(name: str, fields: list[str]) -> type:
+    key = (name, tuple(fields))
+    if key not in _NAMED:
+        _NAMED[key] = collections.namedtuple(name, fields)  # type: ignore[misc]
+    return _NAMED[key]
 
 
 def _decode_result(r: list, tape: Tape) -> Any:
@@ -282,6 +310,8 @@ def _decode_result(r: list, tape: Tape) -> Any:
         return PathProxy(r[1])
     if kind == "seq":
         seq = [_decode_result(x, tape) for x in r[2]]
+        if len(r) > 3:
+            return _named(r[1], r[3])(*seq)
         return tuple(seq) if r[1] == "tuple" else seq
     if kind == "p":
         return ValueProxy(f"%{tape.new_id()}", None)
@@ -331,15 +361,22 @@ def _same(a: Any, b: Any) -> bool:
 def _real(v: Any) -> Any:
     if isinstance(v, Proxy):
         return v._resolve()
+    if isinstance(v, (types.FunctionType, types.MethodType)):  # a callback torch runs: it sees stand-ins
+
+        def callback(*args: Any, **kwargs: Any) -> Any:
+            return _real(v(*[_wrap_live(a) for a in args], **{k: _wrap_live(x) for k, x in kwargs.items()}))
+
+        return callback
     if type(v) in (tuple, list):
         return type(v)(_real(x) for x in v)
-    if type(v) is dict:
-        return {k: _real(x) for k, x in v.items()}
+    if isinstance(v, dict):
+        return type(v)((k, _real(x)) for k, x in v.items())
     return v
 
 
-def _event(desc: str, run: Any) -> Any:
-    """One operation: `desc` is its stable text, `run()` performs it on real torch."""
+def _event(desc: str, run: Any, keep: bool = False) -> Any:
+    """One operation: `desc` is its stable text, `run()` performs it on real torch; `keep`: its
+    outcome stays a stand-in even where it is a plain value (a torch.Size made by the test)."""
     tape = _tape
     if tape is None:
         if not HAVE_TORCH:
@@ -347,17 +384,25 @@ def _event(desc: str, run: Any) -> Any:
         return _live_outside(run)
     if not HAVE_TORCH:
         return _replay(tape, desc)
-    return _live(tape, desc, run)
+    return _live(tape, desc, run, keep)
 
 
 def _live_outside(run: Any) -> Any:
-    v = run()
+    return _wrap_live(run())
+
+
+def _wrap_live(v: Any) -> Any:
+    """What the test gets of a torch outcome that is not recorded."""
     if _PATH_TYPES and isinstance(v, _PATH_TYPES):
         return PathProxy(str(v))
-    return v if _is_plain(v) else ValueProxy("%outside", v)
+    if _is_plain(v):
+        return tuple(v) if HAVE_TORCH and isinstance(v, _torch.Size) else v
+    if type(v) in (tuple, list):
+        return type(v)(_wrap_live(x) for x in v)
+    return ValueProxy("%live", v)
 
 
-def _live(tape: Tape, desc: str, run: Any) -> Any:
+def _live(tape: Tape, desc: str, run: Any, keep: bool = False) -> Any:
     error: BaseException | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -370,12 +415,14 @@ def _live(tape: Tape, desc: str, run: Any) -> Any:
         mro = [t.__name__ for t in type(error).__mro__]
         mro = mro[: next((i + 1 for i, n in enumerate(mro) if hasattr(builtins, n)), len(mro))]
         rec, out = ["raise", mro, str(error)], None
+    elif keep:
+        rec, out = ["p"], ValueProxy(f"%{tape.new_id()}", value)
     else:
         try:
             rec, out = _encode_result(value, tape)
         except LiveOnly as e:
             tape.live_only = tape.live_only or str(e)
-            rec, out = None, ValueProxy("%live", value)
+            rec, out = None, _wrap_live(value)
     event = [desc, rec] + ([warned] if warned else [])
     if tape.live_only is None and rec is not None:
         tape.events.append(event)
@@ -468,8 +515,7 @@ def _live_only(e: LiveOnly, run: Any) -> Any:
         tape.live_only = tape.live_only or str(e)
     if not HAVE_TORCH:
         _skip(str(e))
-    v = run()
-    return v if _is_plain(v) else ValueProxy("%live", v)
+    return _wrap_live(run())
 
 
 _BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
@@ -491,7 +537,8 @@ class Proxy:
             desc = f"{self._desc}({_args_desc(args, kwargs)})"
         except LiveOnly as e:
             return _live_only(e, lambda: self._resolve()(*_real(args), **_real(kwargs)))
-        return _event(desc, lambda: self._resolve()(*_real(args), **_real(kwargs)))
+        keep = self._desc == "torch.Size"  # a Size the test makes is an argument, not a reading
+        return _event(desc, lambda: self._resolve()(*_real(args), **_real(kwargs)), keep)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in Proxy.__slots__:
@@ -507,6 +554,12 @@ class Proxy:
             self._resolve()[_real(key)] = _real(value)
 
         _event(f"{self._desc}[{describe(key)}]={describe(value)}", run)
+
+    def __delitem__(self, key: Any) -> None:
+        def run() -> None:
+            del self._resolve()[_real(key)]
+
+        _event(f"del {self._desc}[{describe(key)}]", run)
 
     def __iter__(self) -> Any:
         return iter(_event(f"list({self._desc})", lambda: list(self._resolve())))
@@ -590,14 +643,26 @@ for _n in ("neg", "pos", "abs", "invert"):
     setattr(Proxy, f"__{_n}__", _unary(f"__{_n}__"))
 
 
+# torch's dtype aliases: one object each in torch, so one stand-in here
+_DTYPE_ALIASES = {f"torch.{a}": f"torch.{d}" for a, d in [
+    ("half", "float16"), ("float", "float32"), ("double", "float64"), ("chalf", "complex32"),
+    ("cfloat", "complex64"), ("cdouble", "complex128"), ("short", "int16"), ("int", "int32"), ("long", "int64")]}
+
+
 class PathProxy(Proxy):
     """A name under torch (`torch.nn.functional.relu`, `torch.float32`): resolved only when used."""
 
     __slots__ = ()
+    _interned: ClassVar[dict[str, PathProxy]] = {}
 
-    def __init__(self, path: str) -> None:
-        object.__setattr__(self, "_desc", path)
-        object.__setattr__(self, "_obj", None)
+    def __new__(cls, path: str) -> PathProxy:  # one per name: `dtype is torch.float32` holds as in torch
+        path = _DTYPE_ALIASES.get(path, path)
+        self = cls._interned.get(path)
+        if self is None:
+            self = cls._interned[path] = object.__new__(cls)
+            object.__setattr__(self, "_desc", path)
+            object.__setattr__(self, "_obj", None)
+        return self
 
     def _resolve(self) -> Any:
         obj = _torch
@@ -606,9 +671,13 @@ class PathProxy(Proxy):
         return obj
 
     def __getattr__(self, name: str) -> Any:
+        if name == "__name__":
+            return _event(f"{self._desc}.__name__", lambda: self._resolve().__name__)
         if name.startswith("__") and name.endswith("__") and name != "__version__":
             raise AttributeError(name)
-        return PathProxy(f"{self._desc}.{name}")
+        path = f"{self._desc}.{name}"
+        _has_name(self, name, path)
+        return PathProxy(path)
 
     def __eq__(self, other: Any) -> Any:  # names compare as names: dtypes are singletons
         if isinstance(other, PathProxy):
@@ -628,6 +697,24 @@ class PathProxy(Proxy):
 
     def __str__(self) -> str:
         return self._desc if _tape is None else Proxy.__str__(self)
+
+
+def _has_name(parent: PathProxy, name: str, path: str) -> None:
+    """Raises torch's AttributeError where torch lacks `path` (recorded per test file, with its text)."""
+    if HAVE_TORCH:
+        try:
+            getattr(parent._resolve(), name)
+        except AttributeError as e:
+            if RECORD and _tape is not None:
+                stem = _file_of(_tape.nodeid)
+                _load(stem).setdefault("missing", {})[path] = str(e)
+                _dirty.add(stem)
+            raise
+        return
+    if _tape is not None:
+        missing = _load(_file_of(_tape.nodeid)).get("missing", {})
+        if path in missing:
+            raise AttributeError(missing[path])
 
 
 class ValueProxy(Proxy):

@@ -1,7 +1,7 @@
 """Shared fixtures for the dispatcher tests: stand-in tensors, unique namespaces, libraries that clean up."""
 from __future__ import annotations
 
-import itertools
+import hashlib
 
 import _torch_oracle
 import pytest
@@ -47,13 +47,13 @@ def make_tensor():
     return stand_in
 
 
-_ns_counter = itertools.count()
 
 
 @pytest.fixture
 def ns(request) -> str:
     """A namespace no other test uses (namespaces outlive a test only if a library leaks)."""
-    return f"jt_test_{next(_ns_counter)}"
+    # named after the test, not a counter: torch's recorded answers name it (tests/_torch_oracle.py)
+    return f"jt_test_{hashlib.sha1(request.node.nodeid.encode()).hexdigest()[:12]}"
 
 
 @pytest.fixture

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 import jtorch
 from jtorch.autograd import gradcheck, gradgradcheck
 from jtorch.autograd.load import table
+from _torch_oracle import oracle_torch
 
-torch = pytest.importorskip("torch")
+torch = oracle_torch()
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

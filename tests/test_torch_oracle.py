@@ -39,7 +39,7 @@ def test_replay_gives_recorded_outcomes_and_refuses_other_questions(monkeypatch)
     torch = oracle.oracle_torch()
     x = torch.ones(2)
     assert x.shape == (2,)
-    assert x.dtype == torch.float32 and str(x.dtype) == "torch.float32"
+    assert x.dtype is torch.float32 and str(x.dtype) == "torch.float32"
     with pytest.warns(UserWarning, match="careful"), pytest.raises(RuntimeError, match="^bad cat$"):
         torch.cat(x, 1.0)
     values, index = x.max(0)
