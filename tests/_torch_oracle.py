@@ -21,6 +21,7 @@ classes derived from torch's) is recorded as live-only and skips without torch, 
 """
 from __future__ import annotations
 
+import ast
 import base64
 import builtins
 import collections
@@ -302,6 +303,17 @@ def _named(name: str, fields: list[str]) -> type:
     return _NAMED[key]
 
 
+def _exception(names: list[str], text: str) -> BaseException:
+    """torch's exception again; a KeyError's text is the repr of its argument, so the argument is that."""
+    t = _builtin_exception(names)
+    if issubclass(t, KeyError) and text[:1] in "'\"":
+        try:
+            return t(ast.literal_eval(text))
+        except (ValueError, SyntaxError):
+            pass
+    return t(text)
+
+
 def _decode_result(r: list, tape: Tape) -> Any:
     kind = r[0]
     if kind == "v":
@@ -476,7 +488,7 @@ def _replay(tape: Tape, desc: str) -> Any:
         warnings.warn_explicit(msg, category if isinstance(category, type) else UserWarning, "torch", 0)
     r = want[1]
     if r[0] == "raise":
-        raise _builtin_exception(r[1])(r[2])
+        raise _exception(r[1], r[2])
     return _decode_result(r, tape)
 
 
