@@ -67,6 +67,7 @@ class Tape:
         self.pos = 0  # next recorded event (replay/live check)
         self.next_id = 0
         self.live_only: str | None = None
+        self.by_index = ""
 
     def new_id(self) -> int:
         self.next_id += 1
@@ -93,12 +94,20 @@ def _key(nodeid: str) -> str:
     return nodeid.split("::", 1)[1]
 
 
-def begin_test(nodeid: str, test: Any) -> None:
-    """Starts the tape of `nodeid`; `test` is its function (hypothesis tests are told apart by it)."""
+def begin_test(nodeid: str, test: Any, by_index: str = "") -> None:
+    """Starts the tape of `nodeid`; `test` is its function (hypothesis tests are told apart by it);
+    `by_index` names it by its parameters' indices, for pytest versions that spell parameter ids otherwise."""
     global _tape
     stem = _file_of(nodeid)
-    recorded = None if RECORD else _load(stem)["tests"].get(_key(nodeid))
+    recorded = None
+    if not RECORD:
+        data = _load(stem)
+        key = _key(nodeid)
+        if key not in data["tests"]:
+            key = data.get("by_index", {}).get(by_index, key)
+        recorded = data["tests"].get(key)
     _tape = Tape(nodeid, recorded)
+    _tape.by_index = by_index
     if getattr(test, "is_hypothesis_test", False):
         # even derandomized, the examples drawn change with hypothesis' version
         _tape.live_only = "hypothesis draws the inputs torch is asked about"
@@ -115,6 +124,8 @@ def end_test(passed: bool) -> None:
     data["torch"] = _torch.__version__
     entry: dict = {"live_only": tape.live_only} if tape.live_only else {"events": tape.events}
     data["tests"][_key(tape.nodeid)] = entry
+    if tape.by_index and tape.by_index != _key(tape.nodeid):
+        data.setdefault("by_index", {})[tape.by_index] = _key(tape.nodeid)
     stem = _file_of(tape.nodeid)
     if _dirty and stem not in _dirty:  # tests run file by file: the previous file is complete
         write_recordings()
@@ -134,7 +145,9 @@ def write_recordings() -> None:
         text = json.dumps(data, separators=(",", ":"), sort_keys=False)
         # one test per line keeps diffs readable
         text = text.replace(',"test_', ',\n"test_').replace('{"test_', '{\n"test_')
-        (DATA_DIR / f"{stem}.json").write_text(text + "\n")
+        tmp = DATA_DIR / f"{stem}.json.tmp"
+        tmp.write_text(text + "\n")
+        os.replace(tmp, DATA_DIR / f"{stem}.json")  # a reader never sees half a file
     _dirty.clear()
 
 
@@ -244,7 +257,7 @@ def _decode_value(e: Any) -> Any:
     if "l" in e:
         return [_decode_value(x) for x in e["l"]]
     if "d" in e:
-        return _DICTS[e.get("cls", "dict")]((_decode_value(k), _decode_value(x)) for k, x in e["d"])
+        return _DICTS[e.get("cls", "dict")]({_decode_value(k): _decode_value(x) for k, x in e["d"]})
     if "type" in e:
         return getattr(builtins, e["type"])
     raise AssertionError(f"unknown recorded value {e!r}")
@@ -750,6 +763,11 @@ class ValueProxy(Proxy):
 def oracle_torch() -> Any:
     """The `torch` a test compares with: real torch, recorded torch, or a skip (see the module text)."""
     return PathProxy("torch")
+
+
+def can_answer() -> bool:
+    """Whether torch (live or recorded) can answer the running test: not a hypothesis test without torch."""
+    return HAVE_TORCH or _tape is None or _tape.live_only is None
 
 
 def live_torch(reason: str) -> Any:

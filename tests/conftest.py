@@ -108,7 +108,9 @@ if not (_os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0") or _os.env
 # ---- torch as an oracle: each test's torch operations run live, are recorded, or are replayed ----
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    _torch_oracle.begin_test(item.nodeid, getattr(item, "obj", None))
+    callspec = getattr(item, "callspec", None)
+    by_index = f"{item.originalname}[{'-'.join(map(str, callspec.indices.values()))}]" if callspec else ""
+    _torch_oracle.begin_test(item.nodeid, getattr(item, "obj", None), by_index)
 
 
 @pytest.hookimpl(hookwrapper=True)
