@@ -108,6 +108,8 @@ def begin_test(nodeid: str, test: Any, by_index: str = "") -> None:
         recorded = data["tests"].get(key)
     _tape = Tape(nodeid, recorded)
     _tape.by_index = by_index
+    if HAVE_TORCH:  # torch's random draws (a module's initial weights) are then the same in any test order
+        _torch.manual_seed(0)
     if getattr(test, "is_hypothesis_test", False):
         # even derandomized, the examples drawn change with hypothesis' version
         _tape.live_only = "hypothesis draws the inputs torch is asked about"
