@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import jtorch
 from jtorch.testing import strategies as jst
 from _elementwise_support import ALL, BOOL, COMPLEX, FLOATS, INTS, LAYOUTS, REAL, jdtype, tensor  # noqa: F401
+from _torch_oracle import oracle_torch
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -159,7 +160,7 @@ def torch_or_none() -> Any:
 
 def check_same_error_as_torch(call: Callable[[Any], Any]) -> None:
     """call(jtorch) raises what call(torch) raises: the same type and text (torch required)."""
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     with pytest.raises(Exception) as want:
         call(torch)
     with pytest.raises(type(want.value)) as got:

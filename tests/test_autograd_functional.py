@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jtorch
+from _torch_oracle import oracle_torch, type_name
 
 AF = jtorch.autograd.functional
 SETTINGS = settings(max_examples=10, deadline=None, derandomize=True)
@@ -51,7 +52,7 @@ def test_jacobian_against_finite_differences(n, m, seed):
 
 
 def test_nesting_and_values_match_torch():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     rng = np.random.default_rng(0)
     a, b = rng.uniform(-1, 1, (2, 3)), rng.uniform(-1, 1, 3)
     cases = [
@@ -137,7 +138,7 @@ def _err(lib, which):
     try:
         run()
     except Exception as e:  # noqa: BLE001 - compared below
-        return type(e).__name__, str(e).replace("jtorch.Size", "Size").replace("torch.Size", "Size").replace(
+        return type_name(e), str(e).replace("jtorch.Size", "Size").replace("torch.Size", "Size").replace(
             "jtorch.tensor.Tensor", "torch.Tensor")
     return None
 
@@ -145,6 +146,6 @@ def _err(lib, which):
 @pytest.mark.parametrize("which", ["v_none", "list_input", "hessian_nonscalar", "v_size", "strategy", "v_tuple_len",
                                    "hvp_tuple_out", "strict_out"])
 def test_errors_match_torch(which):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     want = _err(torch, which)
     assert want is not None and _err(jtorch, which) == want

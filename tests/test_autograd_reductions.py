@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 import jtorch
 from jtorch.autograd import gradcheck, gradgradcheck
 from jtorch.autograd.load import table
+from _torch_oracle import can_answer, oracle_torch
 
-torch = pytest.importorskip("torch")
+torch = oracle_torch()
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -65,11 +66,13 @@ def against_torch(jf: Callable, tf: Callable, arrays: Sequence[np.ndarray], layo
     """gradcheck (and gradgradcheck) of jf, then jf's gradients and node name against tf's."""
     layouts = list(layouts) + ["contiguous"] * (len(arrays) - len(layouts))
     jin = [leaf(a, lay) for a, lay in zip(arrays, layouts)]
-    tin = [torch.tensor(a, requires_grad=True) for a in arrays]
     if check:
         assert gradcheck(lambda *x: first(jf(*x)), jin)
     if grad_grad:
         assert gradgradcheck(lambda *x: first(jf(*x)), jin)
+    if not can_answer():  # hypothesis drew the inputs and torch is absent: gradcheck was the float64 reference
+        return
+    tin = [torch.tensor(a, requires_grad=True) for a in arrays]
     jo, to = first(jf(*jin)), first(tf(*tin))
     assert tuple(jo.shape) == tuple(to.shape) and jo.dtype.name == str(to.dtype).split(".")[1]
     go = np.random.default_rng(seed).standard_normal(tuple(to.shape))

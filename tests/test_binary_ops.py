@@ -17,6 +17,7 @@ from _elementwise_support import (
     check_out_and_inplace, compute_dtype, ndtype, np_errstate, random_values, ref_lerp, ref_pow,
     ref_trunc_div, tensor, to_numpy,
 )
+from _torch_oracle import oracle_torch, type_name
 
 NUMERIC = INTS + FLOATS + COMPLEX            # no bool
 INTS_FLOATS = INTS + FLOATS                  # real, no bool
@@ -382,7 +383,7 @@ f.true_divide_(2)
 
 
 def test_same_outcome_as_torch() -> None:
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
 
     def run(m, expr):
         env = dict(m=m, f=m.tensor([1.0, 2.0]), i=m.tensor([1, 2]), b=m.tensor([True, False]),
@@ -390,7 +391,7 @@ def test_same_outcome_as_torch() -> None:
         try:
             r = eval(expr, env)
         except Exception as e:  # noqa: BLE001 - comparing errors is the point
-            return type(e).__name__, str(e).split("\n")[0]
+            return type_name(e), str(e).split("\n")[0]
         return str(r.dtype).split(".")[-1], tuple(r.shape), r.tolist()
 
     for expr in ORACLE.strip().splitlines():

@@ -4,6 +4,7 @@ import pytest
 
 import jtorch
 from jtorch.bindings import signatures_by_name
+from _torch_oracle import oracle_torch
 
 
 def test_bindings_are_generated_source_per_operator():
@@ -77,7 +78,7 @@ def test_cuda_request_without_cuda():
 
 
 def test_torch_oracle_for_binding_messages():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     for jf, tf in [(lambda m: m.add(m.ones(2) if hasattr(m, "ones") else m.empty(2), "a"), None)]:
         with pytest.raises(TypeError) as je:
             jf(jtorch)

@@ -17,6 +17,7 @@ from _elementwise_support import (
     ALL, FLOATS, INTS, REAL, Case, assert_close, check_against_numpy, check_meta, check_out_and_inplace,
     compute_dtype, layouts, ndtype, random_values, ref_clamp, seeds, shapes, tensor, to_numpy,
 )
+from _torch_oracle import oracle_torch, type_name
 
 SPECIALS = {"all": dict(specials=True, low=-3, high=3)}  # NaN, infinities, signed zeros, many ties
 
@@ -315,7 +316,7 @@ m.minimum(i8, u8)
 
 
 def test_same_outcome_as_torch() -> None:
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
 
     def run(m, expr):
         env = dict(m=m, f=m.tensor([1.0, 2.0]), i=m.tensor([1, 2]), b=m.tensor([True, False]),
@@ -323,7 +324,7 @@ def test_same_outcome_as_torch() -> None:
         try:
             r = eval(expr, env)
         except Exception as e:  # noqa: BLE001 - comparing errors is the point
-            return type(e).__name__, str(e).split("\n")[0]
+            return type_name(e), str(e).split("\n")[0]
         return str(r.dtype).split(".")[-1], tuple(r.shape), r.tolist()
 
     for expr in ORACLE.strip().splitlines():

@@ -11,6 +11,7 @@ import pytest
 
 import jtorch
 from jtorch.tensor import Tensor
+from _torch_oracle import live_torch, oracle_torch
 
 NP_DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float16, np.float32, np.float64,
              np.complex64, np.complex128]
@@ -141,7 +142,7 @@ def test_to_memory_formats_and_strides():
 
 
 def test_to_matches_torch_strides():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     cases = [((3, 4), (4, 1)), ((4, 3), (1, 4)), ((3, 2), (4, 2)), ((2, 3), (0, 1)), ((3, 2), (1, 6)),
              ((2, 3, 4, 5), (60, 1, 15, 3)), ((2, 3, 2, 5), (60, 1, 30, 3)), ((2, 1, 3), (3, 7, 1))]
     for size, stride in cases:
@@ -170,7 +171,7 @@ def test_dtype_methods(name):
 
 def test_dtype_method_conversion_wraps_like_torch():
     np.testing.assert_array_equal(tensor([300, -1]).byte().numpy(), [44, 255])
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     for name in METHODS:
         j = getattr(tensor([0.0, 1.0, 2.5, -3.0]), name)()
         t = getattr(torch.tensor([0.0, 1.0, 2.5, -3.0], dtype=torch.float64), name)()
@@ -267,7 +268,7 @@ def test_item_and_tolist_types(np_dtype):
 
 
 def test_item_and_tolist_match_torch():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     assert tensor(np.float32(1.1)).item() == torch.tensor(1.1, dtype=torch.float32).item()
     assert tensor(np.array([1.1], np.float32)).tolist() == torch.tensor([1.1]).tolist()
     assert tensor(np.array([1.5], np.float16)).tolist() == torch.tensor([1.5], dtype=torch.half).tolist()
@@ -408,7 +409,7 @@ def test_dlpack_device_and_errors():
 
 
 def test_dlpack_with_torch():
-    torch = pytest.importorskip("torch")
+    torch = live_torch("torch reads jtorch's memory through DLPack")
     # jtorch -> torch
     j = tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
     t = torch.from_dlpack(j)

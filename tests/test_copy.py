@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import jtorch
 from jtorch.tensor import Tensor
+from _torch_oracle import oracle_torch
 
 NP_DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float16, np.float32, np.float64,
              np.complex64, np.complex128]
@@ -170,7 +171,7 @@ def test_copy_property_broadcast_and_permuted(shape, data):
 
 
 def test_copy_matches_torch_all_pairs():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     rng = np.random.default_rng(0)
     for (src, dst), jd in zip(PAIRS, [d for _ in NP_DTYPES for d in J_DTYPES]):
         vals = values_for(src, dst, 16, rng)
@@ -350,7 +351,7 @@ def test_fill_conversion_rules_match_torch():
         t = empty(3, dt)
         t.fill_(v)
         assert t.numpy().tolist() == [want] * 3, (dt, v)
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     for dt, v, want in cases:
         tdt = getattr(torch, jtorch.dtypes.from_numpy_dtype(dt).name)
         assert torch.zeros(3, dtype=tdt).fill_(v).tolist() == [want] * 3
@@ -371,7 +372,7 @@ def test_fill_overflow_errors(dt, v, name):
     with pytest.raises(RuntimeError) as e:
         t.fill_(v)
     assert str(e.value) == f"value cannot be converted to type {name} without overflow"
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     with pytest.raises(RuntimeError) as te:
         torch.zeros(3, dtype=getattr(torch, jtorch.dtypes.from_numpy_dtype(dt).name)).fill_(v)
     assert str(te.value) == str(e.value)
@@ -485,7 +486,7 @@ def test_clone_memory_formats():
 
 
 def test_clone_matches_torch_strides():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     cases = [((3, 4), (4, 1)), ((4, 3), (1, 4)), ((3, 2), (4, 2)), ((2, 3), (0, 1)), ((2, 3, 4, 5), (60, 1, 15, 3)),
              ((2, 3, 2, 5), (60, 1, 30, 3)), ((1, 3, 1, 1), (3, 1, 1, 1))]
     for size, stride in cases:

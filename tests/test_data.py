@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import jtorch
+from _torch_oracle import oracle_torch
 from jtorch.utils.data import (
     BatchSampler, ConcatDataset, DataLoader, Dataset, IterableDataset, RandomSampler, SequentialSampler,
     Subset, SubsetRandomSampler, TensorDataset, default_collate, random_split,
@@ -90,8 +91,7 @@ def test_default_collate_containers_against_torch():
     assert default_collate([True, False]).dtype == jtorch.bool
     assert default_collate([np.float32(1), np.float32(2)]).dtype == jtorch.float32
     assert default_collate([(1, 2.0), (3, 4.0)])[1].tolist() == [2.0, 4.0]
-    pytest.importorskip("torch")
-    from torch.utils.data import default_collate as tc
+    tc = oracle_torch().utils.data.default_collate
 
     want = tc(batch)
     for k in ("a", "b", "arr"):

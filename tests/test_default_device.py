@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import jtorch
+from _torch_oracle import oracle_torch
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +37,7 @@ def devices(lib):
 
 
 def test_context_manager_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     with jtorch.device("meta"):
         got = devices(jtorch)
         assert jtorch.get_default_device() == jtorch.device("meta")
@@ -93,12 +94,12 @@ def dtypes_under(lib, d):
 
 @pytest.mark.parametrize("name", ["float64", "float32", "float16"])
 def test_default_dtype_matches_torch(name):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     assert dtypes_under(jtorch, getattr(jtorch, name)) == dtypes_under(torch, getattr(torch, name))
 
 
 def test_set_default_dtype_errors_match_torch():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     for arg in ("int64", "complex64", "bool", "float"):
         errs = []
         for lib in (jtorch, torch):

@@ -30,12 +30,10 @@ from jtorch.keyset import (
 )
 from jtorch.library import Library, fallthrough_kernel
 
-try:
-    import torch  # optional oracle
-except ImportError:  # pragma: no cover
-    torch = None
+from _torch_oracle import oracle_torch
 
-needs_torch = pytest.mark.skipif(torch is None, reason="torch not installed: cross-check skipped")
+torch = oracle_torch()
+
 DK = DispatchKey
 ALL_KEYS = [DK.Undefined] + list(RUNTIME_KEYS[1:])  # the order dumpComputedTable prints
 
@@ -334,7 +332,6 @@ def _normalized(table: str) -> dict[str, tuple[str, bool]]:
     return out
 
 
-@needs_torch
 @pytest.mark.parametrize("spec", list(_TORCH_SPECS))
 def test_dump_table_lines_appear_in_torch(spec, ns, libs):
     """Same registrations in both: every line jtorch prints is in torch's table, modulo file:line."""
@@ -358,7 +355,6 @@ def test_dump_table_lines_appear_in_torch(spec, ns, libs):
         tlib._destroy()
 
 
-@needs_torch
 def test_dump_matches_torch_modulo_sites(ns, libs):
     tlib = torch.library.Library(ns, "DEF")
     try:
@@ -567,7 +563,6 @@ def test_no_tensor_arguments_error(ns, libs):
     assert ops_ns(ns).foo.default([]) == "undefined ok"
 
 
-@needs_torch
 def test_missing_kernel_error_prefix_matches_torch(ns, libs, make_tensor):
     tlib = torch.library.Library(ns, "DEF")
     try:
@@ -604,7 +599,6 @@ def test_wrong_argument_type_error(ns, libs, make_tensor):
         ops_ns(ns).foo.default(make_tensor("cpu"), make_tensor("cpu"), make_tensor("cpu"))
 
 
-@needs_torch
 def test_wrong_argument_type_error_matches_torch(ns, libs, make_tensor):
     tlib = torch.library.Library(ns, "DEF")
     try:

@@ -8,6 +8,7 @@ import pytest
 
 from jtorch import dtypes as jd
 from jtorch import promotion as jp
+from _torch_oracle import oracle_torch
 
 ALL = jd.all_dtypes
 NAMES = [d.name for d in ALL]
@@ -38,7 +39,7 @@ def zero(d):
 
 @pytest.fixture
 def torch():
-    return pytest.importorskip("torch")
+    return oracle_torch()
 
 
 def tdt(torch, d):

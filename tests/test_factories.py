@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import jtorch
 from jtorch import dispatcher
 from jtorch.storage import MetaStorage
+from _torch_oracle import oracle_torch, type_name
 
 J_DTYPES = [jtorch.bool, jtorch.uint8, jtorch.int8, jtorch.int16, jtorch.int32, jtorch.int64, jtorch.float16,
             jtorch.float32, jtorch.float64, jtorch.complex64, jtorch.complex128]
@@ -31,7 +32,7 @@ def outcome(mod, src: str):
         try:
             r = eval(src, env)
         except Exception as e:  # noqa: BLE001 - the exception is the outcome
-            return (type(e).__name__, str(e).replace("jtorch", "torch"))
+            return (type_name(e), str(e).replace("jtorch", "torch"))
     if isinstance(r, (mod.Tensor,)):
         dt = str(r.dtype).split(".")[-1]
         if r.is_meta:
@@ -272,7 +273,7 @@ def test_arange_out_warns_when_resizing_a_non_empty_tensor():
        n=st.one_of(st.integers(1, 300), st.integers(32768, 70000)),
        dtype=st.sampled_from(["float32", "float64"]))
 def test_arange_bit_exact_with_torch(start, step, n, dtype):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     end = start + step * n - step / 2
     t = torch.arange(start, end, step, dtype=getattr(torch, dtype)).numpy()
     j = npv(jtorch.arange(start, end, step, dtype=getattr(jtorch, dtype)))
@@ -321,7 +322,7 @@ def test_linspace_dtypes_and_errors():
 @given(start=st.floats(-1e4, 1e4, allow_nan=False), end=st.floats(-1e4, 1e4, allow_nan=False),
        steps=st.integers(2, 5000), dtype=st.sampled_from(["float32", "float64", "float16", "int32", "complex64"]))
 def test_linspace_bit_exact_with_torch(start, end, steps, dtype):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     if dtype == "complex64":
         start, end = complex(start, end), complex(end, -start)
     if dtype == "int32":
@@ -342,7 +343,7 @@ def _layouts():
 @pytest.mark.parametrize("i", range(11))
 @pytest.mark.parametrize("fn", ["empty_like", "zeros_like", "ones_like", "rand_like", "randn_like"])
 def test_like_preserves_dense_strides_like_torch(i, fn):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     src = _layouts()[i]
     tsrc = torch.empty_strided(tuple(src.shape), src.stride())
     j = getattr(jtorch, fn)(src)
@@ -625,7 +626,7 @@ torch.Tensor(range(3))
 
 @pytest.mark.parametrize("src", TENSOR_CORPUS)
 def test_tensor_corpus_matches_torch(src):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     assert_same(src, torch)
 
 
@@ -634,7 +635,7 @@ def test_tensor_corpus_matches_torch(src):
                               st.complex_numbers(max_magnitude=1e3, allow_nan=False)),
                     lambda inner: st.lists(inner, min_size=1, max_size=3), max_leaves=12))
 def test_tensor_property_dtype_and_values_match_torch(data):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     a, b = outcome(torch, f"torch.tensor({data!r})"), outcome(jtorch, f"torch.tensor({data!r})")
     if isinstance(a, tuple) and len(a) == 4:
         assert a[:3] == b[:3]
@@ -805,6 +806,6 @@ torch.arange(120.).reshape(2, 3, 4, 5).permute(0, 2, 3, 1)[:, :, ::2].to(torch.f
 
 @pytest.mark.parametrize("src", FACTORY_CORPUS)
 def test_factory_corpus_matches_torch(src):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     assert_same(src, torch)
 

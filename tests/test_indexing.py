@@ -14,6 +14,7 @@ from jtorch import dtypes as D
 from jtorch.device import CPU
 from jtorch.storage import CPUStorage
 from jtorch.tensor import Tensor, contiguous_strides
+from _torch_oracle import oracle_torch
 
 
 def J(a) -> Tensor:
@@ -55,7 +56,7 @@ def test_basic_indexing_is_a_view(index):
 
 
 def test_basic_indexing_strides_match_torch():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     a = arange(3, 4, 5)
     x, t = J(a), torch.from_numpy(a.copy())
     for index in BASIC:
@@ -147,7 +148,7 @@ def test_advanced_indexing_copies(index):
 
 @pytest.mark.parametrize("index", ADVANCED, ids=[repr(i) for i in ADVANCED])
 def test_advanced_indexing_matches_torch(index):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     a = arange(3, 4, 5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -247,7 +248,7 @@ def test_getitem_errors(i):
 
 
 def test_getitem_errors_are_torchs():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     for f, exc, msg in GETITEM_ERRORS:
         g = dict(f.__globals__, J=lambda a: torch.from_numpy(np.array(a, order="C")))
         tf = type(f)(f.__code__, g)
@@ -374,7 +375,7 @@ def test_setitem_errors(i):
 
 
 def test_setitem_errors_are_torchs():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     for f, exc, msg in SETITEM_ERRORS:
         g = dict(f.__globals__, J=lambda a: torch.from_numpy(np.array(a, order="C")))
         tf = type(f)(f.__code__, g)
@@ -536,7 +537,7 @@ def test_random_getitem_matches_numpy(case, as_tensor):
 @settings(max_examples=60, deadline=None)
 @given(index_case())
 def test_random_getitem_matches_torch(case):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     if case is None:
         return
     shape, items = case

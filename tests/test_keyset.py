@@ -27,12 +27,10 @@ from jtorch.keyset import (
     table_index_for_key,
 )
 
-try:
-    import torch  # optional oracle
-except ImportError:  # pragma: no cover
-    torch = None
+from _torch_oracle import oracle_torch
 
-needs_torch = pytest.mark.skipif(torch is None, reason="torch not installed: cross-check skipped")
+torch = oracle_torch()
+
 DK = DispatchKey
 
 BACKENDS = [BackendComponent.CPU, BackendComponent.CUDA, BackendComponent.PrivateUse1, BackendComponent.Meta]
@@ -93,7 +91,6 @@ def test_backend_bits_low_functionality_bits_above():
         assert key_repr(k) == 0 and DispatchKeySet(k).empty()
 
 
-@needs_torch
 def test_bit_layout_formula_holds_in_torch():
     # The same formula with torch's constants (16 backends) reproduces torch's raw_repr.
     TDK = torch._C.DispatchKey
@@ -148,7 +145,6 @@ def test_sub_never_removes_backend_bits():
     assert s - s == DispatchKeySet(raw=int(s) & FULL_BACKEND_MASK)
 
 
-@needs_torch
 def test_sub_keeps_backend_bits_in_torch_too():
     assert repr(tks("AutogradCPU") - tks("CPU")) == repr(ks("AutogradCPU") - ks("CPU")) == "DispatchKeySet(AutogradCPU)"
     s = ("CPU", "ADInplaceOrView", "AutogradCPU")
@@ -180,7 +176,6 @@ def test_has_add_remove():
     assert s.has_any(ks("Python", "AutogradCPU")) and not s.has_any(ks("Python"))
 
 
-@needs_torch
 def test_remove_matches_torch():
     s = ("CPU", "ADInplaceOrView", "AutogradCPU")
     for k in ("AutogradCPU", "CPU", "ADInplaceOrView", "Python"):
@@ -229,7 +224,6 @@ def test_repr_exactly_like_torch():
 _key_subsets = st.lists(st.sampled_from(FULL_ORDER), max_size=6)
 
 
-@needs_torch
 @settings(max_examples=200, deadline=None)
 @given(_key_subsets)
 def test_repr_has_and_highest_match_torch(names):
@@ -240,7 +234,6 @@ def test_repr_has_and_highest_match_torch(names):
         assert j.has(DK[k]) == t.has(getattr(torch._C.DispatchKey, k)), k
 
 
-@needs_torch
 def test_full_iteration_order_matches_torch():
     names = repr(torch._C._dispatch_keyset_full())[len("DispatchKeySet("):-1].split(", ")
     assert [n for n in names if n in FULL_ORDER] == FULL_ORDER
@@ -330,7 +323,6 @@ def test_alias_expansion():
         K.parse_dispatch_key("Nope")
 
 
-@needs_torch
 def test_backend_key_set_from_autograd_matches_torch():
     for b in ("CPU", "CUDA", "PrivateUse1", "Meta"):
         t = torch._C._dispatch_get_backend_keyset_from_autograd(getattr(torch._C.DispatchKey, "Autograd" + b))
@@ -364,7 +356,6 @@ def _names_in_jtorch(t) -> list[str]:
     return [n for n in s.split(", ") if n in FULL_ORDER] if s else []
 
 
-@needs_torch
 def test_named_sets_match_torch_on_shared_keys():
     assert _names_in_jtorch(torch._C._after_autograd_keyset) == [k.name for k in K.after_autograd_keyset]
     assert _names_in_jtorch(torch._C._after_ADInplaceOrView_keyset) == [k.name for k in K.after_ADInplaceOrView_keyset]

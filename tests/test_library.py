@@ -17,12 +17,10 @@ from jtorch import _C, dispatcher
 from jtorch.keyset import RUNTIME_KEYS, DispatchKey, after_autograd_keyset, table_index_for_key
 from jtorch.library import Library, fallthrough_kernel
 
-try:
-    import torch  # optional oracle
-except ImportError:  # pragma: no cover
-    torch = None
+from _torch_oracle import oracle_torch
 
-needs_torch = pytest.mark.skipif(torch is None, reason="torch not installed: cross-check skipped")
+torch = oracle_torch()
+
 DK = DispatchKey
 ALL_KEYS = [DK.Undefined] + list(RUNTIME_KEYS[1:])
 
@@ -126,7 +124,6 @@ def test_second_def_library_for_a_namespace(ns, libs):
         lib._destroy()
 
 
-@needs_torch
 def test_second_def_library_text_matches_torch(ns):
     first = torch.library.Library(ns, "DEF")
     try:
@@ -444,7 +441,6 @@ def test_op_handles_names_and_reprs(ns, libs, make_tensor):
     assert str(info.value) == f"'_OpNamespace' '{ns}' object has no attribute 'nope'"
 
 
-@needs_torch
 def test_op_handles_match_torch(ns, libs):
     tlib = torch.library.Library(ns, "DEF")
     try:
@@ -496,7 +492,6 @@ def test_packet_call_chooses_overload(ns, libs, make_tensor):
                                       f"{ns}::foo() expected at most 1 argument(s) but received 3 argument(s).")
 
 
-@needs_torch
 def test_packet_no_match_error_matches_torch(ns, libs, make_tensor):
     tlib = torch.library.Library(ns, "DEF")
     try:

@@ -8,6 +8,7 @@ import pytest
 
 import jtorch
 from jtorch.optim import SGD, lr_scheduler
+from _torch_oracle import oracle_torch
 
 
 def _opt(lib, kind="sgd"):
@@ -44,7 +45,7 @@ def _run(lib, name, kw, kind, steps):
 
 @pytest.mark.parametrize("name,kw,kind", SCHEDULES, ids=[f"{s[0]}-{i}" for i, s in enumerate(SCHEDULES)])
 def test_schedule_equals_torch(name, kw, kind):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     steps = 24 if name == "OneCycleLR" else 30
     ours, s1 = _run(jtorch, name, kw, kind, steps)
     theirs, s2 = _run(torch, name, kw, kind, steps)
@@ -98,7 +99,7 @@ def test_reduce_on_plateau():
         seen.append(s.get_last_lr())
     assert seen[3] == [0.05, 0.25]  # third epoch without improvement (patience 1): halve
     assert seen[-1][1] == 0.2  # never below min_lr
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     t = torch.optim.lr_scheduler.ReduceLROnPlateau(_opt(torch), patience=1, factor=0.5, cooldown=1, min_lr=[0.0, 0.2])
     want = []
     for metric in [1.0, 0.9, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95]:

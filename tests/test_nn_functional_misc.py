@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 import jtorch
 import jtorch.nn as jnn
 import jtorch.nn.functional as JF
+from _torch_oracle import oracle_torch
 
-torch = pytest.importorskip("torch")
+torch = oracle_torch()
 TF = torch.nn.functional
 RNG = np.random.default_rng(99)
 

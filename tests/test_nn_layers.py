@@ -10,8 +10,9 @@ import pytest
 
 import jtorch
 import jtorch.nn as jnn
+from _torch_oracle import live_torch, oracle_torch
 
-torch = pytest.importorskip("torch")
+torch = oracle_torch()
 
 RNG = np.random.default_rng(1234)
 
@@ -187,6 +188,7 @@ def _seq(nn):
 
 
 def test_sequential_indexing_and_editing_match_torch():
+    torch = live_torch("torch's modules hold the test's tensors and modules")
     j, t = _seq(jnn), _seq(torch.nn)
     assert repr(j) == repr(t) and len(j) == len(t) == 4
     assert repr(j[1:3]) == repr(t[1:3]) and repr(j[::-2]) == repr(t[::-2]) and repr(j[-1]) == repr(t[-1])
@@ -216,6 +218,7 @@ def test_sequential_ordered_dict_and_forward():
 
 
 def test_module_list_and_dict():
+    torch = live_torch("torch's modules hold the test's tensors and modules")
     jl = jnn.ModuleList([jnn.Linear(2, 2) for _ in range(3)])
     tl = torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(3)])
     assert repr(jl) == repr(tl)

@@ -13,6 +13,7 @@ import pytest
 
 import jtorch
 import jtorch.nn as jnn
+from _torch_oracle import live_torch, oracle_torch, type_name
 
 
 def _jt(s: str) -> str:
@@ -69,7 +70,7 @@ def test_parameter_shares_data_prints_and_tracks_grad():
 
 
 def test_parameter_integer_requires_grad_error():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     assert _errors(lambda: jnn.Parameter(jtorch.tensor([1, 2]))) == \
         _errors(lambda: torch.nn.Parameter(torch.tensor([1, 2])))
 
@@ -86,7 +87,7 @@ def test_parameter_deepcopy_and_pickle():
 
 # ---- registration and iteration -----------------------------------------------------------------------
 def test_named_members_match_torch():
-    torch = pytest.importorskip("torch")
+    torch = live_torch("torch's modules hold the test's tensors and modules")
     j, t = _build(jnn, jtorch), _build(torch.nn, torch)
     assert [n for n, _ in j.named_parameters()] == [n for n, _ in t.named_parameters()]
     assert [n for n, _ in j.named_parameters(prefix="m", remove_duplicate=False)] == \
@@ -133,7 +134,7 @@ def test_buffer_marker_registers():
 
 @pytest.mark.parametrize("case", range(12))
 def test_registration_errors_match_torch(case):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
 
     def run(nn, lib):
         m = nn.Module()
@@ -198,7 +199,7 @@ def test_state_dict_round_trip_and_keep_vars():
 
 
 def test_load_state_dict_errors_match_torch():
-    torch = pytest.importorskip("torch")
+    torch = live_torch("torch's modules hold the test's tensors and modules")
     j, t = _build(jnn, jtorch), _build(torch.nn, torch)
     jsd = OrderedDict((k, v) for k, v in j.state_dict().items() if k != "a.running")
     tsd = OrderedDict((k, v) for k, v in t.state_dict().items() if k != "a.running")
@@ -214,7 +215,7 @@ def test_load_state_dict_errors_match_torch():
 
 
 def test_load_state_dict_from_torch_values():
-    torch = pytest.importorskip("torch")
+    torch = live_torch("torch's modules hold the test's tensors and modules")
     j, t = _build(jnn, jtorch), _build(torch.nn, torch)
     with torch.no_grad():
         for v in t.parameters():
@@ -241,7 +242,7 @@ def test_train_eval_apply_requires_grad():
     with pytest.raises(ValueError, match="training mode is expected to be boolean"):
         j.train(1)
     seen = []
-    j.apply(lambda m: seen.append(type(m).__name__))
+    j.apply(lambda m: seen.append(type_name(m)))
     assert seen == ["Block", "Block", "Net"]
     j.requires_grad_(False)
     assert not any(p.requires_grad for p in j.parameters())
@@ -313,7 +314,7 @@ def test_missing_forward():
 
 
 def test_repr_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = live_torch("torch's modules hold the test's tensors and modules")
 
     def model(nn):
         class Head(nn.Module):

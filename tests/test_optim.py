@@ -11,6 +11,7 @@ import pytest
 
 import jtorch
 from jtorch import optim
+from _torch_oracle import live_torch, oracle_torch
 
 P0 = [1.0, -2.0]
 GRADS = ([0.5, -1.0], [0.1, 0.3], [-0.2, 0.0])
@@ -70,7 +71,7 @@ def _trajectory(lib, name, kw, dtype, steps=20):
 @pytest.mark.parametrize("name,kw", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)])
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_trajectory_equals_torch(name, kw, dt):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     ours, _ = _trajectory(jtorch, name, kw, getattr(jtorch, dt))
     theirs, _ = _trajectory(torch, name, kw, getattr(torch, dt))
     tol = dict(rtol=2e-6, atol=2e-7) if dt == "float32" else dict(rtol=1e-12, atol=1e-13)
@@ -92,7 +93,7 @@ def _plain(x):
 
 @pytest.mark.parametrize("name,kw", [CONFIGS[1], CONFIGS[4], CONFIGS[9], CONFIGS[11]])
 def test_state_dict_matches_torch(name, kw):
-    torch = pytest.importorskip("torch")
+    torch = live_torch("the state dicts hold torch's tensors in nested containers")
     _, ours = _trajectory(jtorch, name, kw, jtorch.float64, steps=3)
     _, theirs = _trajectory(torch, name, kw, torch.float64, steps=3)
     a, b = _plain(ours.state_dict()), _plain(theirs.state_dict())

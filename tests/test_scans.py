@@ -22,6 +22,7 @@ import jtorch.backends
 from jtorch.kernels.scalar_scan import Scan, acc_const
 from jtorch.structured.scan import ScanPlan
 from _unary_support import ALL, COMPLEX, FLOATS, INTS, jdtype, make_layout, to_numpy
+from _torch_oracle import oracle_torch
 
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -376,7 +377,7 @@ def test_error_texts(call, exc, msg):
 
 @pytest.mark.parametrize("call,exc,msg", ERRORS)
 def test_error_texts_are_torchs(call, exc, msg):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     with pytest.raises(exc) as e:
         call(torch)
     assert str(e.value) == msg

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import jtorch
 from _reduction_support import FLOATS, INTS, LAYOUTS, REAL, RESIZE_WARNING, SETTINGS, check_same_error_as_torch, shapes, tensor, values
+from _torch_oracle import oracle_torch
 
 
 def same(got: jtorch.Tensor, want: np.ndarray) -> None:
@@ -88,7 +89,7 @@ def test_unique_consecutive(case):
 
 
 def test_unique_against_torch():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     x = [[1, 2], [1, 2], [0, 1], [0, 1], [1, 2]]
     for dim in (0, 1, -1):
         for fn in ("unique", "unique_consecutive"):
@@ -175,7 +176,7 @@ def test_searchsorted_rows_and_sorter(dtype, rows, m, nv, right, layout, seed):
 
 
 def test_searchsorted_nan_and_scalars_against_torch():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     nan = float("nan")
     for bd, v in (([1.0, 3.0, 5.0], [3.0, nan, 6.0]), ([1.0, nan], [3.0, nan, 6.0]), ([nan, nan], [nan, 0.0])):
         for right in (False, True):
@@ -250,7 +251,7 @@ def test_bincount_matches_numpy(dtype, n, minlength, wdtype, seed):
 @given(st.sampled_from(FLOATS), shapes(max_dims=2, max_side=30), st.integers(1, 12),
        st.sampled_from([(0, 0), (-2, 2), (0.5, 3), (-1, -1)]), st.sampled_from(LAYOUTS), st.integers(0, 2 ** 16))
 def test_histc_against_torch(dtype, shape, bins, rng_, layout, seed):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     a = values(np.random.default_rng(seed), dtype, shape, specials=False, low=-3, high=3)
     t, a = tensor(a, layout)
     want = torch.histc(torch.from_numpy(np.array(a, copy=True)), bins=bins, min=rng_[0], max=rng_[1])

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import jtorch
+from _torch_oracle import live_torch, oracle_torch
 
 DATA = Path(__file__).parent / "data" / "torch_checkpoint.pt"
 DTYPES = ("uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "bool", "complex64", "complex128")
@@ -115,7 +116,7 @@ def test_map_location_and_errors(tmp_path):
 
 
 def test_files_written_by_jtorch_load_in_torch(tmp_path):
-    torch = pytest.importorskip("torch")
+    torch = live_torch("torch reads the files jtorch writes")
     x = jtorch.arange(12, dtype=jtorch.float64).reshape(3, 4)
     m = jtorch.nn.Linear(2, 3)
     obj = {"x": x, "v": x[1:, 1::2], "sd": m.state_dict(), "p": m.weight, "size": x.shape, "dt": jtorch.int16,
@@ -138,7 +139,7 @@ def test_files_written_by_jtorch_load_in_torch(tmp_path):
 
 
 def test_files_written_by_torch_load_in_jtorch(tmp_path):
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     base = torch.randn(4, 5, dtype=torch.float32)
     tm = torch.nn.Linear(5, 2)
     opt = torch.optim.Adam(tm.parameters())

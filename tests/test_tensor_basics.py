@@ -9,6 +9,7 @@ import pytest
 
 import jtorch
 from jtorch.tensor import Tensor
+from _torch_oracle import oracle_torch, type_name
 
 
 def tensor(values, dtype=None) -> Tensor:
@@ -37,7 +38,7 @@ def test_metadata(size, stride, offset):
     assert t.data_ptr() == base.data_ptr() + 4 * offset
     for d in range(-t.dim(), t.dim()):
         assert t.size(d) == size[d] and t.stride(d) == stride[d]
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     tt = torch.arange(24, dtype=torch.float32).as_strided(size, stride, offset)
     assert t.is_contiguous() == tt.is_contiguous()
     assert t.tolist() == tt.tolist()
@@ -159,7 +160,7 @@ def test_repr_basics():
 
 
 def test_matches_torch_protocols():
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     for v, dt in [(2.7, np.float32), (-3, np.int64), (True, np.bool_), (1.5, np.float16), (2 + 0j, np.complex64)]:
         j, t = tensor(v, dt), torch.tensor(np.array(v, dt))
         assert int(j) == int(t) and float(j) == float(t) and complex(j) == complex(t) and bool(j) == bool(t)
@@ -207,11 +208,11 @@ def test_size_takes_items_through_index_as_torch():
         try:
             want = ("ok", tuple(torch.Size(items)))
         except Exception as e:  # noqa: BLE001 - the oracle's exception is the expectation
-            want = (type(e).__name__, str(e))
+            want = (type_name(e), str(e))
         try:
             have = ("ok", tuple(jtorch.Size(items)))
         except Exception as e:  # noqa: BLE001
-            have = (type(e).__name__, str(e))
+            have = (type_name(e), str(e))
         assert have == want
 
 

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import jtorch
 from jtorch.testing import assert_close, make_tensor
 from jtorch.testing import strategies as jst
+from _torch_oracle import oracle_torch, type_name
 
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -32,7 +33,7 @@ def outcome(fn, m) -> "tuple[str, str] | None":
     try:
         fn(m)
     except Exception as e:  # noqa: BLE001 - the outcome is what is compared
-        return type(e).__name__, str(e).replace("jtorch.tensor.Tensor", "torch.Tensor").replace("jtorch", "torch")
+        return type_name(e), str(e).replace("jtorch.tensor.Tensor", "torch.Tensor").replace("jtorch", "torch")
     return None
 
 
@@ -108,8 +109,7 @@ CASES = [
 
 @pytest.mark.parametrize("name, fn", CASES, ids=[c[0] for c in CASES])
 def test_assert_close_like_torch(name, fn):
-    torch = pytest.importorskip("torch")
-    import torch.testing  # noqa: F401
+    torch = oracle_torch()
     assert outcome(fn, jtorch) == outcome(fn, torch)
 
 

@@ -17,6 +17,7 @@ import pytest
 import jtorch
 from jtorch.kernels.cpu import loops, threads
 from jtorch.kernels.cpu.threads import CHUNK_FAILED, GRAIN_SIZE
+from _torch_oracle import oracle_torch
 
 BIG = 3 * GRAIN_SIZE + 7   # parallel (2 chunks on 2 threads), odd chunk boundaries
 POOL = int(numba.config.NUMBA_NUM_THREADS)
@@ -99,7 +100,7 @@ def test_set_num_threads_rejects_like_torch(value, exc, msg) -> None:
 
 
 def test_set_num_threads_errors_match_torch() -> None:
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     saved = torch.get_num_threads()
     try:
         for value, exc, msg in BAD:
@@ -300,7 +301,7 @@ def test_integer_division_by_zero_in_a_chunk_raises_torchs_error(layout, serial_
 
 
 def test_integer_division_by_zero_matches_torch() -> None:
-    torch = pytest.importorskip("torch")
+    torch = oracle_torch()
     x = np.arange(1, BIG + 1, dtype=np.int64)
     y = np.ones_like(x)
     y[-1] = 0

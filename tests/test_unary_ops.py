@@ -22,10 +22,9 @@ import jtorch
 from _unary_support import (ALL, FLOATS, LAYOUTS, OPS, assert_matches, call_ref, from_view, jdtype,
                             make_layout, to_numpy)
 
-try:
-    import torch
-except ImportError:  # pragma: no cover - torch is an optional oracle
-    torch = None
+from _torch_oracle import oracle_torch, type_name
+
+torch = oracle_torch()
 
 SETTINGS = settings(max_examples=10, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -320,7 +319,6 @@ def test_meta_tensors_give_shape_and_dtype(name):
             assert getattr(jtorch, name)(t, out=out) is out and tuple(out.shape) == (2, 3)
 
 
-@pytest.mark.skipif(torch is None, reason="torch is the oracle")
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_meta_dtypes_and_errors_match_torch(name):
     for d in ALL:
@@ -343,7 +341,7 @@ def _outcome(f):
     try:
         r = f()
     except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return type(e).__name__, str(e).split("\n")[0]
+        return type_name(e), str(e).split("\n")[0]
     return "ok", str(r.dtype).split(".")[-1]
 
 
@@ -364,7 +362,6 @@ def test_supported_dtypes(name):
             assert r[0] in ("NotImplementedError", "RuntimeError"), (name, d, r)
 
 
-@pytest.mark.skipif(torch is None, reason="torch is the oracle")
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_dtype_outcomes_match_torch(name):
     for d in ALL:
@@ -447,7 +444,6 @@ def test_error_texts():
     assert all(o[0] != "ok" for o in outcomes.values()), outcomes
 
 
-@pytest.mark.skipif(torch is None, reason="torch is the oracle")
 def test_error_texts_match_torch():
     tt = lambda v, d: torch.tensor(v, dtype=getattr(torch, d))  # noqa: E731
     for (label, jf), (_, tf) in zip(_errors(jtorch, _jt), _errors(torch, tt)):
