@@ -492,3 +492,19 @@ def test_zero_dim_and_empty():
     assert jtorch.kthvalue(e, 1).values.shape == (0,)
     assert jtorch.mode(e).values.shape == (0,)
     assert jtorch.dtypes.float16 == jdtype(np.float16)
+
+
+def test_mode_of_short_rows_with_nan_as_torch():
+    """torch's CPU mode std::sorts (value, index) pairs by `<`: rows of at most 16 go through an
+    insertion sort that leaves NaNs where they stand, and runs are split by `!=` (NaN never equal,
+    -0.0 == 0.0). Fixed rows where that decides the value and the index, in three float dtypes."""
+    torch = oracle_torch()
+    nan = np.nan
+    rows = np.array([[nan, nan, -0.0, 1.0], [nan, -0.0, 0.0, nan], [-0.0, nan, 2.0, 2.0],
+                     [1.0, nan, 1.0, nan], [nan, nan, nan, nan], [2.0, nan, -1.0, -1.0]])
+    for dt in (np.float16, np.float32, np.float64):
+        for a, dim in ((rows.astype(dt), 1), (rows.T.astype(dt).copy(), 0)):
+            mv, mi = torch.mode(torch.from_numpy(a), dim)
+            r = jtorch.mode(jtorch.from_numpy(a), dim)
+            same(r.values, mv.numpy())
+            same(r.indices, mi.numpy())

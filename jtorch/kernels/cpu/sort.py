@@ -117,6 +117,44 @@ def _mode_rows(skeys, sidx, shift, has_nan, nan_key, out):
 
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
+def _mode_rows_with_nan(rows, out):
+    """torch's mode of short rows (at most 16: std::sort is then libstdc++'s insertion sort) that hold
+    a NaN: (value, index) pairs insertion-sorted by `value <` as std::sort leaves them (NaN compares
+    false, so NaNs stay where they stand), then the first longest run of `==` values, at its last
+    element's index. Rows without NaN sort as the radix sort does and are left to _mode_rows."""
+    n = rows.shape[1]
+    v = np.empty(n, np.float64)
+    ix = np.empty(n, np.int64)
+    for r in range(rows.shape[0]):
+        has_nan = False
+        for j in range(n):
+            if rows[r, j] != rows[r, j]:
+                has_nan = True
+        if not has_nan:
+            continue
+        for k in range(n):
+            x, i = np.float64(rows[r, k]), k
+            if k > 0 and x < v[0]:
+                for m in range(k, 0, -1):
+                    v[m], ix[m] = v[m - 1], ix[m - 1]
+                v[0], ix[0] = x, i
+            else:
+                m = k
+                while m > 0 and x < v[m - 1]:
+                    v[m], ix[m] = v[m - 1], ix[m - 1]
+                    m -= 1
+                v[m], ix[m] = x, i
+        best, cur = 0, 0
+        for j in range(n):
+            cur += 1
+            if j == n - 1 or v[j] != v[j + 1]:
+                if cur > best:
+                    best, out[r] = cur, ix[j]
+                cur = 0
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
 def _searchsorted(bd, vals, sorter, use_sorter, right, out):
     """torch's cus_lower_bound / cus_upper_bound per value, against row r of bd (row 0 when bd
     has one row); `!(x >= v)` so that NaNs go where torch puts them."""
@@ -289,6 +327,8 @@ def _mode(x: Any, dim: int, keepdim: bool, values: Any, indices: Any) -> None:
         sidx, shift = keys.view(np.int64), np.uint64(0)
     best = np.empty(keys.shape[0], np.int64)
     _mode_rows(skeys, sidx, shift, kind == 2, sign | (sign - np.uint64(1)), best)
+    if kind == 2 and 1 < n <= 16:  # NaN: torch's answer is where its insertion sort leaves the NaNs
+        _mode_rows_with_nan(np.moveaxis(a, dim, -1).reshape(-1, n).astype(np.float64), best)
     io = _Out(indices, dim, 1, False, keepdim)
     vo = _Out(values, dim, 1, True, keepdim)
     io.array[:, 0] = best
