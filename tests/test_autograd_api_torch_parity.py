@@ -1,4 +1,4 @@
-"""Issue 9: the autograd front end and engine against torch 2.13, case by case (node names, hooks
+"""The autograd front end and engine against torch 2.13, case by case (node names, hooks
 and what they may return, capture in autograd.grad, .grad/.data, in-place bookkeeping, custom
 Functions, grad modes, gradcheck, the profiler's backward events). Each case runs the same program
 on jtorch and checks it against the outcome recorded from torch 2.13, and against torch itself

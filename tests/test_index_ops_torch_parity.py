@@ -1,4 +1,4 @@
-"""Regressions from a differential audit of issue 8's operators against torch 2.13: each test states
+"""The indexing, selection and search operators against torch 2.13, case by case: each test states
 torch's behaviour (recorded here, and compared with torch itself where it is installed) where
 jtorch used to differ: index_select's path-dependent out-of-range errors, index_reduce's and
 index_fill's dtype errors, nonzero's column-major result, masked_fill/masked_scatter's contiguous
