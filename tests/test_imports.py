@@ -71,6 +71,14 @@ def layer(name: str) -> int | None:
     return None if best is None else best[1]
 
 
+def from_target(package: str, node: ast.ImportFrom) -> str:
+    """The module a `from ... import` names, relative imports resolved against `package`."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports(path: Path) -> list[tuple[int, str]]:
     """(line, module) for every jtorch import in the file, at any depth (functions included).
     `from pkg import name` imports pkg.name when that is a module, else pkg (its __init__)."""
@@ -81,11 +89,7 @@ def imports(path: Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "jtorch"]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = from_target(package, node)
             if target.split(".")[0] != "jtorch":
                 continue
             for a in node.names:
@@ -214,11 +218,7 @@ def graph_edges(path: Path) -> list[tuple[int, str]]:
                     else:
                         bound[a.name.split(".")[0]] = "jtorch"
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = from_target(package, node)
             if target.split(".")[0] != "jtorch":
                 continue
             for a in node.names:
@@ -362,8 +362,7 @@ def backend_imports(path: Path) -> list[str]:
     package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.ImportFrom):
-            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
-            target = ".".join(base + ([node.module] if node.module else []))
+            target = from_target(package, node)
             names = BACKEND_NAMES.get(target, set()) & {a.name for a in node.names}
             bad += [f"{node.lineno}: {target}.{n}" for n in sorted(names)]
     return bad
