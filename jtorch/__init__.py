@@ -7,39 +7,39 @@ and its bindings (`jtorch.add`, `Tensor.add`, `Tensor.__add__`) generated, on fi
 """
 from typing import TYPE_CHECKING, Any
 
-from . import (  # noqa: F401
+from . import (
     _C,
-    _default_fallbacks,  # noqa: F401,E402  (registers PyTorch's start-up fallbacks)
+    _default_fallbacks,
     dispatcher,
     keyset,
     library,
     tls,
 )
-from ._ops import ops  # noqa: F401
-from .kernels.cpu import backend as _cpu_backend  # noqa: E402
-from .kernels.cuda import backend as _cuda_backend  # noqa: E402
+from ._ops import ops
+from .kernels.cpu import backend as _cpu_backend
+from .kernels.cuda import backend as _cuda_backend
 
 _cpu_backend.register()  # the CPU backend's storage and stubs (nothing compiles until first use)
 _cuda_backend.register()  # the CUDA backend's: numba.cuda loads when the first CUDA tensor is made
 del _cpu_backend, _cuda_backend
 
-from . import (  # noqa: F401,E402  (after the backends register)
+from . import (
     autograd,
     cuda,
     native,
 )
-from . import bindings as _bindings  # noqa: E402
-from ._dlpack import from_dlpack  # noqa: F401,E402
-from ._enums import channels_last, contiguous_format, layout, memory_format, preserve_format, strided  # noqa: F401,E402
-from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
-from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled  # noqa: F401,E402,E501
-from .autograd.grad_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: F401,E402
-from .device import (  # noqa: F401,E402
-    device,  # noqa: F401,E402
+from . import bindings as _bindings
+from ._dlpack import from_dlpack
+from ._enums import channels_last, contiguous_format, layout, memory_format, preserve_format, strided
+from ._tensor_str import get_printoptions, printoptions, set_printoptions
+from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from .device import (
+    device,
     get_default_device,
     set_default_device,
 )
-from .dtypes import (  # noqa: F401,E402
+from .dtypes import (
     bool,
     cdouble,
     cfloat,
@@ -65,21 +65,21 @@ from .dtypes import (  # noqa: F401,E402
     short,
     uint8,
 )
-from .kernels.cpu.threads import get_num_threads, set_num_threads  # noqa: F401,E402
-from .native.masks import nonzero  # noqa: F401,E402  (as_tuple: a Python-level binding, as in torch)
-from .native.tensor_new import as_tensor, from_numpy, tensor  # noqa: F401,E402
-from .promotion import can_cast, promote_types, result_type  # noqa: F401,E402
-from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401,E402,E501
-from .tensor import Size, Tensor  # noqa: F401,E402
+from .kernels.cpu.threads import get_num_threads, set_num_threads
+from .native.masks import nonzero
+from .native.tensor_new import as_tensor, from_numpy, tensor
+from .promotion import can_cast, promote_types, result_type
+from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .tensor import Size, Tensor
 
 _bindings.install(globals(), Tensor)
 
 if TYPE_CHECKING:
     # What __getattr__ below makes on first use, for the type checker: the operator functions (their stub
     # is generated from the declarations by tools/gen_pyi.py), the submodules and serialization's save/load.
-    from . import nn, optim, profiler, serialization, testing, utils  # noqa: F401
-    from ._variable_functions import *  # noqa: F403
-    from .serialization import load, save  # noqa: F401
+    from . import nn, optim, profiler, serialization, testing, utils
+    from ._variable_functions import *
+    from .serialization import load, save
 
 
 def __getattr__(name: str) -> Any:
@@ -104,8 +104,8 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_bindings.binding_names(method=False)))
 
 
-from . import linalg, return_types  # noqa: F401,E402
-from .functional import (  # noqa: F401,E402  (torch.functional's Python-level functions)  # noqa: F401,E402
+from . import linalg, return_types
+from .functional import (
     _tensor_norm,
     block_diag,
     broadcast_shapes,
@@ -120,4 +120,4 @@ from .functional import (  # noqa: F401,E402  (torch.functional's Python-level f
 Tensor.norm = _tensor_norm  # type: ignore[method-assign,assignment]  # torch/_tensor.py's Python method, not a
 # generated binding (declared for the type checker in _tensor_python.pyi)
 del _tensor_norm
-from .native.search import unique, unique_consecutive  # noqa: F401,E402  (torch.functional's Python-level functions)
+from .native.search import unique, unique_consecutive

@@ -133,7 +133,7 @@ def _same_inputs(f: NativeFunction, o: NativeFunction) -> bool:
     joins randint.low)."""
     names = {a.name for a in f.func.arguments}
     skip = _TENSOR_OPTIONS if all(n in names for n in _TENSOR_OPTIONS) else ()
-    key = lambda nf: [(a.name, str(a.type)) for a in nf.func.arguments if not a.is_out and a.name not in skip]  # noqa: E731
+    key = lambda nf: [(a.name, str(a.type)) for a in nf.func.arguments if not a.is_out and a.name not in skip]  # noqa: E731 - a one-line sort key
     return key(f) == key(o)
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .autograd import profiler as _ap
-from .autograd.profiler import EventList, record_function  # noqa: F401
+from .autograd.profiler import EventList, record_function
 
 __all__ = ["profile", "ProfilerActivity", "ProfilerAction", "record_function", "schedule", "supported_activities"]
 

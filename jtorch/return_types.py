@@ -22,7 +22,7 @@ class _StructSeq(tuple):
     _fields: tuple[str, ...] = ()
     n_fields = 0
 
-    def __new__(cls, sequence: Iterable[Any], dict: Any = None) -> _StructSeq:  # noqa: A002 (torch's name)
+    def __new__(cls, sequence: Iterable[Any], dict: Any = None) -> _StructSeq:
         values = tuple(sequence)
         if len(values) != len(cls._fields):
             raise TypeError(f"torch.return_types.{cls.__name__}() takes a {len(cls._fields)}-sequence "

@@ -174,7 +174,7 @@ class Type:
 
     def __str__(self) -> str:
         if self.kind is TypeKind.BASE:
-            return self.name  # type: ignore[return-value]
+            return self.name  # type: ignore[return-value]  # a BASE type always has a name
         return f"{self.elem}?" if self.kind is TypeKind.OPTIONAL else f"{self.elem}[{self.size or ''}]"
 
     @property
@@ -183,7 +183,7 @@ class Type:
         t = self
         while t.elem is not None:
             t = t.elem
-        return t.name  # type: ignore[return-value]
+        return t.name  # type: ignore[return-value]  # the innermost type is a BASE type, which has a name
 
     def is_optional(self) -> bool:
         return self.kind is TypeKind.OPTIONAL
@@ -196,6 +196,7 @@ class Type:
         return self.unwrap_optional().kind is TypeKind.LIST
 
     def unwrap_optional(self) -> Type:
+        # the ignore on the next line: an OPTIONAL type always has an elem
         return self.elem if self.kind is TypeKind.OPTIONAL else self  # type: ignore[return-value]
 
     def is_tensor_like(self) -> bool:

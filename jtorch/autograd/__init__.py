@@ -6,9 +6,9 @@ grad; engine.py runs the recorded graph backwards. Grad modes are in grad_mode.p
 Functions in function.py.
 """
 from . import api as _api
-from . import graph  # noqa: F401
-from .api import backward, grad  # noqa: F401
-from .grad_mode import (  # noqa: F401
+from . import graph
+from .api import backward, grad
+from .grad_mode import (
     detect_anomaly,
     enable_grad,
     inference_mode,
@@ -18,7 +18,7 @@ from .grad_mode import (  # noqa: F401
     set_detect_anomaly,
     set_grad_enabled,
 )
-from .gradcheck import gradcheck, gradgradcheck  # noqa: F401  (functions shadowing their module, as in torch)
+from .gradcheck import gradcheck, gradgradcheck
 
 _api.install()
 del _api

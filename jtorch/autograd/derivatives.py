@@ -14,9 +14,9 @@ its decomposition) gets a NotImplemented node: backward through it raises torch'
 from __future__ import annotations
 
 # The table, one part per operator family (each a list in derivatives.yaml's order).
-from . import (  # noqa: E402
+from . import (
                derivatives_elementwise,
-               derivatives_nn_conv,  # noqa: E402
+               derivatives_nn_conv,
                derivatives_reductions,
                derivatives_shape,
 )

@@ -108,7 +108,7 @@ def fmax_fmin_backward(grad: Any, keep: Any, shape: Sequence[int], dtype: Any) -
 
 
 # ---- clamp ---------------------------------------------------------------------------------------------
-def clamp_backward(grad: Any, self: Any, min: Any, max: Any) -> Any:  # noqa: A002 - PyTorch's names
+def clamp_backward(grad: Any, self: Any, min: Any, max: Any) -> Any:
     """Inclusive bounds: the gradient passes where min <= self <= max (NaN self: 0)."""
     if min is not None and max is not None:
         mask = (self >= min).logical_and(self <= max)
@@ -121,7 +121,7 @@ def clamp_backward(grad: Any, self: Any, min: Any, max: Any) -> Any:  # noqa: A0
     return fit(where_zero(mask, grad), self.shape, self.dtype)
 
 
-def clamp_backward_min(grad: Any, self: Any, min: Any, max: Any) -> Any:  # noqa: A002
+def clamp_backward_min(grad: Any, self: Any, min: Any, max: Any) -> Any:
     """clamp_backward_min_max, the min part: self < min (and min < max when both are given)."""
     mask = self < min
     if max is not None:
@@ -129,7 +129,7 @@ def clamp_backward_min(grad: Any, self: Any, min: Any, max: Any) -> Any:  # noqa
     return fit(where_zero(mask, grad), min.shape, min.dtype)
 
 
-def clamp_backward_max(grad: Any, self: Any, min: Any, max: Any) -> Any:  # noqa: A002
+def clamp_backward_max(grad: Any, self: Any, min: Any, max: Any) -> Any:
     """clamp_backward_min_max, the max part: self > max (or max < min when both are given)."""
     mask = self > max
     if min is not None:

@@ -57,13 +57,13 @@ class _DecoratorContextManager:
                             request = g.send(response)
                 except StopIteration as e:
                     return e.value
-            return gen  # type: ignore[return-value]
+            return gen  # type: ignore[return-value]  # the generator wrapper stands for the decorated function
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self.clone():
                 return func(*args, **kwargs)
-        return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]  # the wrapper stands for the decorated function
 
     def clone(self) -> _DecoratorContextManager:
         return self.__class__()
@@ -154,7 +154,7 @@ class inference_mode(_DecoratorContextManager):
             _tls.set_excluded(_local.excluded & ~_AUTOGRAD)
 
     def __exit__(self, *exc: object) -> None:
-        grad, inf, inc, exc_ = self._saved  # type: ignore[misc]
+        grad, inf, inc, exc_ = self._saved  # type: ignore[misc]  # set by __enter__ before __exit__ runs
         _local.grad_enabled, _local.inference = grad, inf
         _tls.set_included(inc)
         _tls.set_excluded(exc_)

@@ -345,7 +345,7 @@ class Error(Node):
         return "torch::autograd::" + type(self).__name__  # a C++ node in torch: its qualified name
 
 
-class NotImplemented(Error):  # noqa: A001 - torch's name for this node
+class NotImplemented(Error):
     __slots__ = ()
 
 
@@ -355,4 +355,4 @@ class DelayedError(Error):
     __slots__ = ()
 
 
-from ..tensor import _NO_VERSION  # noqa: E402
+from ..tensor import _NO_VERSION  # noqa: E402  # tensor.py imports this module's records first

@@ -25,7 +25,7 @@ from . import engine as _engine
 
 __all__ = ["profile", "record_function", "FunctionEvent", "FunctionEventAvg", "EventList", "emit_nvtx"]
 
-_now_us = lambda: time.perf_counter_ns() / 1000.0  # noqa: E731
+_now_us = lambda: time.perf_counter_ns() / 1000.0  # noqa: E731  # a one-line clock
 _ids = itertools.count()
 
 
@@ -391,7 +391,7 @@ class profile:
     @property
     def function_events(self) -> EventList:
         self._check_finish()
-        return self._function_events  # type: ignore[return-value]
+        return self._function_events  # type: ignore[return-value]  # a list of FunctionEvents, as torch's EventList is
 
     def events(self) -> EventList:
         return self.function_events

@@ -226,7 +226,7 @@ def fmod(self, other):
     return c_fmod(self, other)
 
 
-def pow(self, exponent):  # noqa: A001 - the operator's name
+def pow(self, exponent):
     return power(self, exponent)
 
 
@@ -310,7 +310,7 @@ def fmin(self, other):
     return other if other < self else self
 
 
-def clamp(self, min, max):  # noqa: A002 - the schema's names
+def clamp(self, min, max):
     # min > max gives max; a NaN bound gives NaN
     r = self
     if r < min or min != min:
@@ -320,11 +320,11 @@ def clamp(self, min, max):  # noqa: A002 - the schema's names
     return r
 
 
-def clamp_min(self, min):  # noqa: A002
+def clamp_min(self, min):
     return maximum(self, min)
 
 
-def clamp_max(self, max):  # noqa: A002
+def clamp_max(self, max):
     return minimum(self, max)
 
 

@@ -190,7 +190,7 @@ def trunc(self):
     return jmath.trunc(self)
 
 
-def round(self):  # noqa: A001  (the operator's name)
+def round(self):
     return jmath.rint(self)  # half to even (std::nearbyint)
 
 

@@ -1,24 +1,24 @@
 """Operator declarations and their kernels, one file per family. Importing this package declares
 every aten operator jtorch implements (and sets the Python-level Tensor methods they back);
 jtorch/__init__.py then generates the bindings."""
-from . import (  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401
+from . import (
     binary,
     blas,
-    comparing,  # noqa: F401
+    comparing,
     conversion,
-    convolution,  # noqa: F401
+    convolution,
     copy,
     einsum,
     factories,
-    fused_optim,  # noqa: F401
+    fused_optim,
     grids,
     index_ops,
     indexing,
     joining,
-    loss,  # noqa: F401
+    loss,
     masks,
     matmul,
-    pooling,  # noqa: F401
+    pooling,
     python_indexing,
     python_methods,
     random,
@@ -27,8 +27,8 @@ from . import (  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa:
     rearrange,
     reductions,
     reductions_stats,
-    registry,  # noqa: F401
-    scans,  # noqa: F401
+    registry,
+    scans,
     scatter_gather,
     search,
     sorting,

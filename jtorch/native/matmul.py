@@ -27,7 +27,7 @@ matmul = declare("matmul(Tensor self, Tensor other) -> Tensor", variants="functi
 matmul_out = declare("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
 
 
-from ..tls import is_grad_enabled as _grad_enabled  # noqa: E402
+from ..tls import is_grad_enabled as _grad_enabled  # noqa: E402  # after the declarations that tls's users need
 
 
 def _squeeze0_(t: Tensor) -> Tensor:

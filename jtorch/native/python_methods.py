@@ -117,15 +117,15 @@ def _as_mf(x: Any) -> Any:
     raise _NoMatch
 
 
-def _sig0(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None):  # noqa: ANN001,ANN202
+def _sig0(device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None):
     return _as_device_arg(device), _as_dtype(dtype, True), _as_bool(non_blocking), _as_bool(copy), _as_mf(memory_format)
 
 
-def _sig1(dtype, non_blocking=False, copy=False, *, memory_format=None):  # noqa: ANN001,ANN202
+def _sig1(dtype, non_blocking=False, copy=False, *, memory_format=None):
     return None, _as_dtype(dtype, False), _as_bool(non_blocking), _as_bool(copy), _as_mf(memory_format)
 
 
-def _sig2(tensor, non_blocking=False, copy=False, *, memory_format=None):  # noqa: ANN001,ANN202
+def _sig2(tensor, non_blocking=False, copy=False, *, memory_format=None):
     if not isinstance(tensor, Tensor):
         raise _NoMatch
     return tensor._device, tensor.dtype, _as_bool(non_blocking), _as_bool(copy), _as_mf(memory_format)
@@ -212,7 +212,7 @@ def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, *, 
     return dispatch_to(self, dev, d, builtins.bool(non_blocking), False, memory_format)
 
 
-from ..tls import is_grad_enabled as _grad_enabled  # noqa: E402
+from ..tls import is_grad_enabled as _grad_enabled  # noqa: E402  # after the declarations that tls's users need
 
 
 def numpy_view(t: Tensor) -> np.ndarray:

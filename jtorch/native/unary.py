@@ -172,7 +172,7 @@ def _abs_check(dtype: _dt.dtype, extras: dict) -> None:
         raise not_implemented("abs_cpu", dtype)
 
 
-abs = unary("abs", lambda extras: extras.get("config", UNARY_OP), s.absolute,  # noqa: A001
+abs = unary("abs", lambda extras: extras.get("config", UNARY_OP), s.absolute,
             prepare=_abs_prepare, dispatch_check=_abs_check, dunder="__abs__")
 
 
@@ -182,7 +182,7 @@ sign = unary("sign", UNARY_OP, s.sign, dispatch_check=_sign_check, inplace_varia
 floor = unary("floor", UNARY_OP, s.floor, dispatch_check=_rounding_check("floor"))
 ceil = unary("ceil", UNARY_OP, s.ceil, dispatch_check=_rounding_check("ceil"))
 trunc = unary("trunc", UNARY_OP, s.trunc, dispatch_check=_rounding_check("trunc"))
-round = unary("round", UNARY_OP, s.round, dispatch_check=_round_check)  # noqa: A001
+round = unary("round", UNARY_OP, s.round, dispatch_check=_round_check)
 round_decimals = elementwise(
     "round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)",
     functional="round.decimals(Tensor self, *, int decimals) -> Tensor",

@@ -4,6 +4,6 @@ Everything here is Python on top of jtorch's operators (device-generic: the same
 CPU, meta and CUDA tensors); the heavy lifting (convolution, pooling) is in operators with
 kernels of their own, declared in jtorch/native/.
 """
-from . import functional, init, utils  # noqa: F401,E402
-from .modules import *  # noqa: F401,F403
-from .parameter import Buffer, Parameter  # noqa: F401
+from . import functional, init, utils
+from .modules import *
+from .parameter import Buffer, Parameter

@@ -1,9 +1,9 @@
 """`jtorch.optim`: optimizers (SGD, Adam, AdamW, RMSprop, Adagrad) and learning-rate schedulers."""
-from . import lr_scheduler  # noqa: F401
+from . import lr_scheduler
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamw import AdamW
-from .optimizer import Optimizer, required  # noqa: F401  (required: torch.optim's, not in its __all__)
+from .optimizer import Optimizer, required
 from .rmsprop import RMSprop
 from .sgd import SGD
 

@@ -441,6 +441,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
+    # the ignore on the next line: torch's ReduceLROnPlateau.step takes metrics first
     def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
         current = float(metrics)
         if epoch is None:

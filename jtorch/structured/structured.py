@@ -23,7 +23,7 @@ from typing import Any
 from .. import backends as _backends
 from ..codegen import compile_source
 from ..schema import FunctionSchema
-from .meta import FUNCTIONAL, INPLACE, OUT  # noqa: F401  (mode constants, re-exported)
+from .meta import FUNCTIONAL, INPLACE, OUT
 
 Meta = Callable[[Any, list[Any], dict[str, Any]], None]
 Impl = Callable[[Any, list[Any], dict[str, Any], "_backends.Backend"], None]

@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import dtypes as _dt
 from ..device import device
-from ..geometry import (  # noqa: F401
+from ..geometry import (
     coalesce_dimensions,
     contiguous_strides,
     infer_size,

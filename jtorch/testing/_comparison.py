@@ -70,7 +70,7 @@ def _tolerances(*inputs: Any, rtol: float | None, atol: float | None, id: tuple)
         raise _Failure(ValueError, "Both 'rtol' and 'atol' must be either specified or omitted, "
                                    f"but got no {'rtol' if rtol is None else 'atol'}.", id)
     if rtol is not None:
-        return rtol, atol  # type: ignore[return-value]
+        return rtol, atol  # type: ignore[return-value]  # both set on this path
     return default_tolerances(*inputs)
 
 

@@ -41,8 +41,8 @@ def numpy_dtype(dtype: jtorch.dtype) -> np.dtype:
     return np.dtype(dtype.numpy)
 
 
-def dtypes(*, bool: bool = True, integral: bool = True, floating: bool = True,  # noqa: A002 (torch's kinds)
-           complex: bool = True) -> st.SearchStrategy:  # noqa: A002
+def dtypes(*, bool: bool = True, integral: bool = True, floating: bool = True,
+           complex: bool = True) -> st.SearchStrategy:
     """jtorch dtypes of the kinds asked for."""
     chosen = ((BOOL if bool else ()) + (INTEGRAL if integral else ()) + (FLOATING if floating else ())
               + (COMPLEX if complex else ()))

@@ -137,7 +137,7 @@ class GuardedFunctionCache(FunctionCache):
 
     _impl_class = CompileResultCacheImpl  # Numba's locators: beside the file, else ~/.cache
 
-    def load_overload(self, sig, target_context):  # type: ignore[override]
+    def load_overload(self, sig, target_context):  # type: ignore[override]  # Numba's untyped cache hook
         try:
             return super().load_overload(sig, target_context)
         except Exception as e:  # garbage .nbi/.nbc: unpickling raises almost anything
@@ -146,7 +146,7 @@ class GuardedFunctionCache(FunctionCache):
                       f"({type(e).__name__}: {e}); compiling kernels in memory")
             return None
 
-    def save_overload(self, sig, data):  # type: ignore[override]
+    def save_overload(self, sig, data):  # type: ignore[override]  # Numba's untyped cache hook
         try:
             super().save_overload(sig, data)
         except Exception as e:
@@ -168,7 +168,7 @@ class _GeneratedFunctionCache(GuardedFunctionCache):
 
     _impl_class = _BesideSourceImpl
 
-    def load_overload(self, sig, target_context):  # type: ignore[override]
+    def load_overload(self, sig, target_context):  # type: ignore[override]  # Numba's untyped cache hook
         try:
             if not self._enabled:
                 return None
@@ -226,7 +226,7 @@ class _PackageFunctionCache(GuardedFunctionCache):
     modules whose functions it calls (kernels/common's row bodies, order keys...): Numba notices
     changes to the kernel's own file only (numba#1833)."""
 
-    def _index_key(self, sig, codegen):  # type: ignore[override]
+    def _index_key(self, sig, codegen):  # type: ignore[override]  # Numba's untyped cache hook
         return super()._index_key(sig, codegen) + (_callees_digest(self._py_func),)
 
 

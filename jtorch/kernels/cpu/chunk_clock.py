@@ -20,8 +20,9 @@ _CLOCK_ID = getattr(time, "CLOCK_MONOTONIC", None)
 
 
 @intrinsic
-def now_ns(typingctx):  # type: ignore[no-untyped-def]
+def now_ns(typingctx):  # type: ignore[no-untyped-def]  # a Numba intrinsic: its arguments are Numba's typing objects
     """Monotonic time in ns as int64 (0 where clock_gettime is unavailable)."""
+    # the ignore on the next line: a Numba intrinsic's LLVM code generator
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
         i64 = ir.IntType(64)
         if _CLOCK_ID is None:

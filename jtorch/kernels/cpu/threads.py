@@ -371,7 +371,7 @@ def _probe_blas() -> None:
                         setter.argtypes = [ctypes.c_int]
                         _Blas.set_threads = setter
                         return
-    except Exception:  # noqa: BLE001 - no OpenBLAS to steer: products keep NumPy's own threading
+    except Exception:
         _Blas.set_threads = None
 
 

@@ -30,7 +30,7 @@ class Block:
     def __del__(self) -> None:
         try:
             _allocator.release(self.nbytes, self.mem, self.ptr)
-        except Exception:  # noqa: BLE001 - interpreter shutdown
+        except Exception:
             pass
 
 
@@ -80,11 +80,11 @@ class CachingAllocator:
         cuda = driver.lazy_init()
         try:
             m = cuda.current_context().memalloc(size)
-        except Exception:  # noqa: BLE001 - out of memory: free the pool and try once more
+        except Exception:
             self.empty_cache()
             try:
                 m = cuda.current_context().memalloc(size)
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 raise RuntimeError(f"CUDA out of memory. Tried to allocate {_mib(size)}. "
                                    f"{_mib(self.allocated)} allocated by jtorch. ({e})") from None
         return m, int(m.device_ctypes_pointer.value or 0)

@@ -70,9 +70,9 @@ def from_cuda_array_interface(obj: Any) -> Any:
 
 def _cupy() -> Any:
     try:
-        import cupy  # noqa: PLC0415 - optional: it builds and reads DLPack capsules of device memory
+        import cupy
         return cupy
-    except Exception:  # noqa: BLE001
+    except Exception:
         raise BufferError("DLPack exchange of CUDA tensors needs CuPy (a real GPU); use "
                           "__cuda_array_interface__ instead") from None
 

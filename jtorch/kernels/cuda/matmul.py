@@ -98,7 +98,7 @@ def run(kind: str, c: Any, co: int, cst: tuple, a: Any, b: Any, self: Any, beta:
 def _via_scratch(kind: str, out: Any, a: Any, b: Any, self: Any, beta: Any, alpha: Any) -> None:
     """out overlaps an operand (mm(a, b, out=a)): the product goes to a contiguous scratch buffer
     first, then is copied into out, so no thread reads what another has already written."""
-    from ...dtypes import from_numpy_dtype  # noqa: PLC0415 - only this rare path needs it
+    from ...dtypes import from_numpy_dtype
     from .storage import CUDAStorage
 
     size = out._size

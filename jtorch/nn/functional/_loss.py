@@ -241,6 +241,7 @@ class _BinaryCrossEntropy(Function):
     """Elementwise -(y log x + (1 - y) log(1 - x)), logs clamped at -100, with torch's gradients."""
 
     @staticmethod
+    # the ignore on the next line: a Function's forward takes its own arguments
     def forward(ctx, input: Tensor, target: Tensor) -> Tensor:  # type: ignore[override]
         if input.device.type != "meta" and not bool(((input >= 0) & (input <= 1)).all()):
             raise RuntimeError("all elements of input should be between 0 and 1")
@@ -248,7 +249,7 @@ class _BinaryCrossEntropy(Function):
         return (target - 1) * torch.log1p(-input).clamp_min(-100.0) - target * torch.log(input).clamp_min(-100.0)
 
     @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:  # type: ignore[override]
+    def backward(ctx, grad: Tensor) -> tuple:  # type: ignore[override]  # a Function's backward takes its own arguments
         input, target = ctx.saved_tensors
         gi = gt = None
         if ctx.needs_input_grad[0]:

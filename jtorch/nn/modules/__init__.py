@@ -1,12 +1,12 @@
 """The module classes, one file per family (as torch/nn/modules/)."""
-from .activation import *  # noqa: F401,F403
-from .container import *  # noqa: F401,F403
-from .conv import *  # noqa: F401,F403
-from .dropout import *  # noqa: F401,F403
-from .flatten import *  # noqa: F401,F403
-from .linear import *  # noqa: F401,F403
-from .loss import *  # noqa: F401,F403
-from .module import Module  # noqa: F401
-from .normalization import *  # noqa: F401,F403
-from .pooling import *  # noqa: F401,F403
-from .sparse import *  # noqa: F401,F403
+from .activation import *
+from .container import *
+from .conv import *
+from .dropout import *
+from .flatten import *
+from .linear import *
+from .loss import *
+from .module import Module
+from .normalization import *
+from .pooling import *
+from .sparse import *

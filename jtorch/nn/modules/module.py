@@ -541,7 +541,7 @@ class Module:
                             setattr(self, name, input_param)
                     else:
                         param.copy_(input_param)
-            except Exception as ex:  # noqa: BLE001  (torch reports every failure in the error text)
+            except Exception as ex:
                 action = "swapping" if assign else "copying"
                 error_msgs.append(f'While {action} the parameter named "{key}", whose dimensions in the model are '
                                   f"{param.size()} and whose dimensions in the checkpoint are {input_param.size()}, "

@@ -1,5 +1,5 @@
 """`jtorch.utils.data`: datasets, samplers, default_collate and the (single-process) DataLoader."""
-from ._collate import default_collate, default_convert  # noqa: F401
+from ._collate import default_collate, default_convert
 from .dataloader import DataLoader
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
