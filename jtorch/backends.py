@@ -21,7 +21,7 @@ arguments from the '...' backend" error (jtorch/native/registry.py turns one int
 methods listed in OPTIONAL (fast set-ups, device-side ranges, lazy initialisation, host and CUDA
 interop) have working defaults, or their callers ask `implements` first.
 
-Tensor arguments are jtorch Tensors; `it` is a built TensorIterator (jtorch/structured/iterator.py).
+Tensor arguments are jtorch Tensors; `it` is a built TensorIterator (jtorch/structured/tensor_iterator.py).
 Output tensors are allocated, of the right shape and dtype, before a method is called; methods
 write them and return nothing unless said otherwise.
 
@@ -39,7 +39,7 @@ Storage = Any         # jtorch.storage.Storage (the backend's own subclass)
 DType = Any           # jtorch.dtype
 Device = Any          # jtorch.device
 Generator = Any       # jtorch.Generator, or None for the device's default generator
-Iterator = Any        # a built jtorch.structured.iterator.TensorIterator
+Iterator = Any        # a built jtorch.structured.tensor_iterator.TensorIterator
 ScalarFn = Callable[..., Any]  # an operator's scalar definition (jtorch/kernels/scalar_*.py)
 Runner = Callable[[Tensor, list[Tensor], DType, tuple[Any, ...], int], None]
 Pair = tuple[int, int]
