@@ -429,6 +429,19 @@ def _wrap_live(v: Any) -> Any:
     return ValueProxy("%live", v)
 
 
+_CHECKOUT = str(Path(__file__).resolve().parent.parent)  # torch's texts may name a file of this checkout
+
+
+def _portable(text: str) -> str:
+    """A recorded text with this checkout's path spelled `<checkout>`, so a recording made in one
+    clone replays and re-checks in another."""
+    return text.replace(_CHECKOUT, "<checkout>")
+
+
+def _local(text: str) -> str:
+    return text.replace("<checkout>", _CHECKOUT)
+
+
 def _live(tape: Tape, desc: str, run: Any, keep: bool = False) -> Any:
     error: BaseException | None = None
     with warnings.catch_warnings(record=True) as caught:
@@ -437,11 +450,11 @@ def _live(tape: Tape, desc: str, run: Any, keep: bool = False) -> Any:
             value = run()
         except Exception as e:  # noqa: BLE001 - torch's exception is the outcome
             error = e
-    warned = [[w.category.__name__, str(w.message)] for w in caught]
+    warned = [[w.category.__name__, _portable(str(w.message))] for w in caught]
     if error is not None:
         mro = [t.__name__ for t in type(error).__mro__]
         mro = mro[: next((i + 1 for i, n in enumerate(mro) if hasattr(builtins, n)), len(mro))]
-        rec, out = ["raise", mro, str(error)], None
+        rec, out = ["raise", mro, _portable(str(error))], None
     elif keep:
         rec, out = ["p"], ValueProxy(f"%{tape.new_id()}", value)
     else:
@@ -500,10 +513,10 @@ def _replay(tape: Tape, desc: str) -> Any:
         pytest.fail(f"the test asks torch {desc}, the recording has {want[0]}: re-record with torch installed")
     for cat, msg in (want[2] if len(want) > 2 else []):
         category = getattr(builtins, cat, UserWarning)
-        warnings.warn_explicit(msg, category if isinstance(category, type) else UserWarning, "torch", 0)
+        warnings.warn_explicit(_local(msg), category if isinstance(category, type) else UserWarning, "torch", 0)
     r = want[1]
     if r[0] == "raise":
-        raise _exception(r[1], r[2])
+        raise _exception(r[1], _local(r[2]))
     return _decode_result(r, tape)
 
 
