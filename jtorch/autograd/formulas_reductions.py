@@ -355,3 +355,36 @@ def mv_self(grad: Any, vec: Any, alpha: Any = 1) -> Any:
 
 def mv_vec(grad: Any, mat: Any, alpha: Any = 1) -> Any:
     return maybe_multiply(_mT(mat).mv(grad), alpha)
+
+
+def addr_vec1(grad: Any, vec2: Any, alpha: Any) -> Any:
+    return maybe_multiply(grad.mv(conj(vec2)), alpha)
+
+
+def addr_vec2(grad: Any, vec1: Any, alpha: Any) -> Any:
+    return maybe_multiply(grad.t().mv(conj(vec1)), alpha)
+
+
+def _addbmm_grad(grad: Any, batch1: Any, batch2: Any) -> Any:
+    return grad.unsqueeze(0).expand((batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+
+
+def addbmm_batch1(grad: Any, batch1: Any, batch2: Any, alpha: Any) -> Any:
+    return maybe_multiply(_addbmm_grad(grad, batch1, batch2).bmm(conj(batch2.transpose(1, 2))), alpha)
+
+
+def addbmm_batch2(grad: Any, batch1: Any, batch2: Any, alpha: Any) -> Any:
+    return maybe_multiply(conj(batch1.transpose(1, 2)).bmm(_addbmm_grad(grad, batch1, batch2)), alpha)
+
+
+def renorm_backward(grad: Any, self: Any, p: Any, dim: int, maxnorm: Any) -> Any:
+    """FunctionsManual's renorm_backward: the scaled slices' gradient, through their norms."""
+    ndim = self.dim()
+    d = wrap_dim(dim, ndim)
+    reduce = [i for i in range(ndim) if i != d]
+    norm = self.norm(p, reduce, keepdim=True)
+    grad_output = (conj(self) * grad).sum(reduce, keepdim=True)
+    nb = norm_backward(grad_output, self, p, norm, reduce, True)
+    invnorm = (norm + 1e-7).reciprocal()
+    factor = invnorm * maxnorm
+    return (factor * grad - (factor * invnorm) * nb).where(norm > maxnorm, grad)

@@ -288,3 +288,14 @@ def _non_overlapping(size: tuple, stride: tuple) -> bool:
             return False
         reach += (s - 1) * st
     return True
+
+
+def as_strided_scatter_backward(grad: Any, in_size: Sequence[int], in_stride: Sequence[int], size: Sequence[int],
+                                stride: Sequence[int], storage_offset: Any) -> Any:
+    """The gradient with the scattered positions zeroed (torch's, for contiguous inputs)."""
+    g = grad.contiguous()
+    buffer = g.new_zeros(tuple(in_size))
+    result = buffer.as_strided(tuple(in_size), tuple(in_stride))
+    result.copy_(g)
+    buffer.as_strided(tuple(size), tuple(stride), storage_offset).zero_()
+    return result

@@ -22,6 +22,13 @@ _MASK = int(after_ADInplaceOrView_keyset)
 _BELOW = int(autograd_dispatch_keyset_with_ADInplaceOrView)
 
 
+# In-place view operators (they change `self`'s geometry, not its data) -> the functional view that
+# replays the same change on a view's base (torch's ADInplaceOrView kernels for them chain it onto
+# the view's view_func).
+INPLACE_VIEW = {"squeeze_": "squeeze", "squeeze_.dim": "squeeze.dim", "squeeze_.dims": "squeeze.dims",
+                "unsqueeze_": "unsqueeze", "t_": "t", "transpose_": "transpose.int", "as_strided_": "as_strided"}
+
+
 def is_view_op(schema: FunctionSchema) -> bool:
     """Returns alias an input without writing it: `view(Tensor(a) self, ...) -> Tensor(a)`."""
     return any(r.annotation is not None and not r.annotation.is_write for r in schema.returns)
@@ -62,6 +69,23 @@ def inplace_or_view_kernel(schema: FunctionSchema, get_op: Callable[[], Any]) ->
 
     # As PyTorch's: redispatch under AutoDispatchBelowADInplaceOrView, so operators the kernel
     # calls do not come back through this key (and bump versions twice).
+    view_name = INPLACE_VIEW.get(str(schema.name))
+    if view_name is not None:
+        from . import load
+
+        def ad_inplace_view(ks: int, *args: Any, **kwargs: Any) -> Any:
+            self = args[0] if args else kwargs["self"]
+            parent = self._view_fn if self._base is not None else None
+            result = redispatch_below(get_op, kernels, ks, _MASK, _BELOW, args, kwargs)
+            self._vc.value += 1
+            if parent is not None:  # replays of this view now end with the same change
+                base, _, overload = view_name.partition(".")
+                vop = getattr(getattr(load.provided["aten"], base), overload or "default")
+                self._view_fn = (vop, args[1:], kwargs, parent, None)
+            return result
+
+        return ad_inplace_view
+
     if written:
         def ad_inplace(ks: int, *args: Any, **kwargs: Any) -> Any:
             result = redispatch_below(get_op, kernels, ks, _MASK, _BELOW, args, kwargs)

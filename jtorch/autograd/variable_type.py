@@ -20,9 +20,9 @@ from ..structured.fast_path import FAST_PATHS
 from ..tensor import CreationMeta, Tensor
 from . import record_codegen
 from .derivative import DifferentiabilityInfo
-from .inplace_or_view import is_view_op, redispatch_below
+from .inplace_or_view import INPLACE_VIEW, is_view_op, redispatch_below
 from .node import FREED, NO_EDGE, Node, NotImplemented, SavedVariable, gradient_edge
-from .views import rebase_history
+from .views import rebase_history, set_history
 
 _local = _tls.local
 _AFTER = int(after_autograd_keyset)
@@ -166,6 +166,7 @@ class OpSpec:
         self.multi_output = len(schema.returns) > 1 or (schema.returns and schema.returns[0].type.is_list())
         self.is_out = self.kind == SchemaKind.out
         self.inplace = self.kind == SchemaKind.inplace
+        self.inplace_view = str(schema.name) in INPLACE_VIEW  # its node goes on self itself, never CopySlices
         self.below = _BELOW_AUTOGRAD if self.inplace else _BELOW_VIEW
         self.inputs = info.inputs if info is not None else self.tensor_args
         self.saved_args = info.saved_args if info is not None else ()
@@ -283,7 +284,7 @@ def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
         if not diff:
             continue
         if inplace and i == 0:
-            rebase_history(t, node)
+            (set_history if spec.inplace_view else rebase_history)(t, node)
         else:
             t.grad_fn = node
             t._requires_grad = True

@@ -43,13 +43,20 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"  # torch's name for this C++ node
 
 
+def set_history(self: Tensor, node: Node) -> None:
+    """The written tensor's own history becomes the in-place node (a tensor that is no view, or an
+    in-place view operator, whose node describes the view itself)."""
+    old_fn, old_nr = self.grad_fn, self._output_nr
+    self.grad_fn, self._output_nr, self._requires_grad = node, 0, True
+    self._view_version = self._vc.value
+    move_retains_grad(self, old_fn, old_nr)
+
+
 def rebase_history(self: Tensor, node: Node) -> None:
     """Give the written tensor its new history: the in-place node, or through CopySlices for a view."""
     base = self._base
     if base is None or self._view_fn is None:
-        old_fn, old_nr = self.grad_fn, self._output_nr
-        self.grad_fn, self._output_nr, self._requires_grad = node, 0, True
-        move_retains_grad(self, old_fn, old_nr)
+        set_history(self, node)
         return
     cs = CopySlices(base, self._view_fn, node)
     base.grad_fn, base._output_nr, base._requires_grad = cs, 0, True
