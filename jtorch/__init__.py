@@ -120,4 +120,22 @@ from .functional import (
 Tensor.norm = _tensor_norm  # type: ignore[method-assign,assignment]  # torch/_tensor.py's Python method, not a
 # generated binding (declared for the type checker in _tensor_python.pyi)
 del _tensor_norm
+from .functional_shape import atleast_1d, atleast_2d, atleast_3d, range, unravel_index
 from .native.search import unique, unique_consecutive
+from .nn_functions_in_torch import (
+    batch_norm,
+    bilinear,
+    binary_cross_entropy_with_logits,
+    dropout,
+    dropout_,
+    embedding,
+    embedding_renorm_,
+    group_norm,
+    hinge_embedding_loss,
+    instance_norm,
+    kl_div,
+    layer_norm,
+    margin_ranking_loss,
+    poisson_nll_loss,
+    rms_norm,
+)

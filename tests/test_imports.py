@@ -32,7 +32,7 @@ NAMES = ("front end", "native", "dispatcher", "autograd/structured", "kernels", 
 
 # (module or package prefix, layer); the longest matching entry wins.
 LAYERS = {
-    "jtorch": 0, "jtorch.bindings": 0, "jtorch.nn": 0, "jtorch.optim": 0, "jtorch.utils": 0, "jtorch.serialization": 0, "jtorch.functional": 0,
+    "jtorch": 0, "jtorch.bindings": 0, "jtorch.nn": 0, "jtorch.optim": 0, "jtorch.utils": 0, "jtorch.serialization": 0, "jtorch.functional": 0, "jtorch.functional_shape": 0, "jtorch.nn_functions_in_torch": 0,
     "jtorch.linalg": 0, "jtorch.return_types": 0, "jtorch.testing": 0, "jtorch.profiler": 0,
     "jtorch.autograd.profiler": 0, "jtorch.autograd.functional": 0, "jtorch.cuda": 0,
     "jtorch.native": 1, "jtorch._dlpack": 1,

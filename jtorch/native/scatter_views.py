@@ -22,8 +22,8 @@ from .views import _view
 
 # ---- unfold ------------------------------------------------------------------------------------------
 unfold = declare("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", variants="method")
-unfold_backward = declare("unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor",
-                          variants="function")
+unfold_backward = declare(
+    "unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor", variants="function")
 
 
 @unfold.impl("CompositeExplicitAutograd")

@@ -18,7 +18,8 @@ from ..promotion import can_cast, result_type_many
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import resize_output
 from ..tensor import Tensor
-from .factories import aten, wrapped_scalar_tensor as _w
+from .factories import aten
+from .factories import wrapped_scalar_tensor as _w
 from .registry import by_name, composite_explicit_autograd, composite_implicit_autograd
 
 
@@ -94,10 +95,11 @@ def sum_to_size(self: Tensor, size: Sequence[int]) -> Tensor:
 
 # ---- inner -----------------------------------------------------------------------------------------------
 def _check_device(name: str, tensors: Sequence[Tensor], dev_type: str) -> None:
-    for i, t in enumerate(tensors):
+    """checkDeviceType."""
+    for t in tensors:
         if t._device.type != dev_type:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{tensors[0]._device} and {t._device}!")
+            raise RuntimeError(f"Expected tensor to have {dev_type} DeviceType, but got tensor with "
+                               f"{t._device.type} DeviceType (while checking arguments for {name})")
 
 
 @composite_implicit_autograd("inner(Tensor self, Tensor other) -> Tensor", "function, method")

@@ -1,0 +1,116 @@
+"""The torch-namespace names of nn functions (torch.batch_norm, torch.layer_norm, torch.dropout,
+torch.embedding, torch.kl_div, ...) with torch's own positional signatures (those of their aten
+schemas: `torch.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+cudnn_enabled)`, losses taking the reduction as an int: 0 none, 1 mean, 2 sum). Where the schema
+says `int reduction=Mean`, torch's Python binding defaults it to 0 (no reduction): so do these.
+
+Each is the same computation as its `jtorch.nn.functional` function (one home: this module only
+maps the arguments); nn.functional is imported on first call, so `import jtorch` does not load it.
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from .tensor import Tensor
+
+__all__ = ["dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm",
+           "embedding", "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss",
+           "margin_ranking_loss", "poisson_nll_loss", "bilinear"]
+
+_REDUCTIONS = ("none", "mean", "sum")  # at::Reduction::Reduction
+
+
+def _F() -> Any:
+    from .nn import functional
+
+    return functional
+
+
+def _check_p(p: float) -> None:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _F().dropout(input, p, train)
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return _F().dropout(input, p, train, inplace=True)
+
+
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+               running_var: Tensor | None, training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    return _F().batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-05, cudnn_enable: bool = True) -> Tensor:
+    return _F().layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
+    return _F().group_norm(input, num_groups, weight, bias, eps)
+
+
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+                  running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Tensor:
+    return _F().instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    return _F().rms_norm(input, normalized_shape, weight, eps)
+
+
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """aten::embedding: a negative padding_idx means none."""
+    return _F().embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
+                          scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    from .nn.functional._linear import _embedding_renorm_
+
+    _embedding_renorm_(input, indices.reshape(-1), max_norm, norm_type)
+    return input
+
+
+def _reduction(reduction: int) -> str:
+    return _REDUCTIONS[reduction]
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False) -> Tensor:
+    with warnings.catch_warnings():  # the 'mean' warning is nn.functional's, not aten's
+        warnings.simplefilter("ignore")
+        return _F().kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None, reduction: int = 0) -> Tensor:
+    return _F().binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
+                                                 pos_weight=pos_weight)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 0) -> Tensor:
+    return _F().hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = 0) -> Tensor:
+    return _F().margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float, reduction: int) -> Tensor:
+    return _F().poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    return _F().bilinear(input1, input2, weight, bias)
