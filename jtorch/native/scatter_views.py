@@ -14,7 +14,7 @@ from typing import Any
 from .. import dtypes as _dt
 from ..geometry import shape_str as _fmt
 from ..geometry import wrap_dim
-from ..structured.meta import resize_output
+from ..structured.meta import resize_out
 from ..tensor import Tensor
 from .factories import aten
 from .registry import declare
@@ -23,7 +23,7 @@ from .views import _view
 # ---- unfold ------------------------------------------------------------------------------------------
 unfold = declare("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)", variants="method")
 unfold_backward = declare(
-    "unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor", variants="function")
+    "unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor", variants="")
 
 
 @unfold.impl("CompositeExplicitAutograd")
@@ -81,18 +81,20 @@ def _with_out(functional: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """torch's generated out= kernel of a functional CompositeExplicitAutograd operator."""
     def out_kernel(*args: Any, out: Tensor, **kwargs: Any) -> Tensor:
         result = functional(*args, **kwargs)
-        resize_output(out, result._size)
+        resize_out(out, result._size, None, result.dtype, result._device)
         aten("copy_")(out, result)
         return out
 
     return out_kernel
 
 
-def _declare_scatter(args: str, kernel: Callable[..., Tensor], name: str) -> None:
+def _declare_scatter(args: str, kernel: Callable[..., Tensor], name: str, out_binding: bool = False) -> None:
+    """The functional operator and its out= form (torch binds out= in Python only for slice_scatter: the
+    others' out= overloads are generated for the aten namespace alone)."""
     declare(f"{name}(Tensor self, Tensor src, {args}) -> Tensor", variants="function, method").impl(
         "CompositeExplicitAutograd")(kernel)
-    declare(f"{name}.out(Tensor self, Tensor src, {args}, *, Tensor(a!) out) -> Tensor(a!)").impl(
-        "CompositeExplicitAutograd")(_with_out(kernel))
+    declare(f"{name}.out(Tensor self, Tensor src, {args}, *, Tensor(a!) out) -> Tensor(a!)",
+            variants="function" if out_binding else "").impl("CompositeExplicitAutograd")(_with_out(kernel))
 
 
 def slice_scatter_kernel(self: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
@@ -114,7 +116,7 @@ def as_strided_scatter_kernel(self: Tensor, src: Tensor, size: Sequence[int], st
 
 
 _declare_scatter("int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1", slice_scatter_kernel,
-                 "slice_scatter")
+                 "slice_scatter", out_binding=True)
 _declare_scatter("int dim, SymInt index", select_scatter_kernel, "select_scatter")
 _declare_scatter("int offset=0, int dim1=0, int dim2=1", diagonal_scatter_kernel, "diagonal_scatter")
 _declare_scatter("SymInt[] size, SymInt[] stride, SymInt? storage_offset=None", as_strided_scatter_kernel,
