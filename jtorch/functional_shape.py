@@ -42,7 +42,8 @@ def atleast_3d(*tensors: Any) -> Any:
 
 def _unravel_index(indices: Tensor, shape: int | Sequence[int]) -> Tensor:
     if indices.is_complex() or indices.is_floating_point() or indices.dtype is _dt.bool:
-        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+        # torch's text names the dtype as torch prints it
+        raise TypeError(f"expected 'indices' to be integer dtype, but got torch.{str(indices.dtype).split('.')[-1]}")
     if not isinstance(shape, (int, Sequence)):
         raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
     if isinstance(shape, int):

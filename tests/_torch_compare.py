@@ -42,4 +42,4 @@ def same_error_as_torch(fn: Callable[[Any], Any]) -> None:
         fn(oracle_torch())
     with pytest.raises(type(te.value)) as je:
         fn(jtorch)
-    assert str(je.value) == str(te.value)
+    assert str(je.value) == str(te.value), (str(je.value), str(te.value))

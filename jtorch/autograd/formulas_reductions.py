@@ -388,3 +388,14 @@ def renorm_backward(grad: Any, self: Any, p: Any, dim: int, maxnorm: Any) -> Any
     invnorm = (norm + 1e-7).reciprocal()
     factor = invnorm * maxnorm
     return (factor * grad - (factor * invnorm) * nb).where(norm > maxnorm, grad)
+
+
+def dist_backward(grad: Any, self: Any, other: Any, p: Any, result: Any, of_other: bool) -> Any:
+    """norm_backward of self - other (negated for other), summed to the input's broadcast shape."""
+    from .formulas_elementwise import fit
+
+    g = norm_backward(grad, self - other, p, result, None, False)
+    if g is None:  # p == 0: no gradient
+        return None
+    like = other if of_other else self
+    return fit(-g if of_other else g, like.shape, like.dtype)

@@ -142,7 +142,7 @@ def range_out_kernel(start: Any, end: Any, step: Any = 1, *, out: Tensor) -> Ten
     if not (math.isfinite(float(xs)) and math.isfinite(float(xe))):
         raise RuntimeError(f"unsupported range: {_g(float(xs))} -> {_g(float(xe))}")
     if not ((xst > 0 and xe >= xs) or (xst < 0 and xe <= xs)):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     size = int((xe - xs) // xst + 1) if integral else int((xe - xs) / xst + 1)
     if out.numel() != size:
         resize_(out, (size,))

@@ -15,7 +15,7 @@ from .. import dtypes as _dt
 from ..geometry import shape_str as _fmt
 from ..geometry import wrap_dim
 from ..promotion import can_cast, result_type_many
-from ..scalar import SCALAR_TYPE_NAME
+from ..scalar import SCALAR_TYPE_NAME, format_double
 from ..structured.meta import resize_output
 from ..tensor import Tensor
 from .factories import aten
@@ -226,6 +226,7 @@ def addbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha
 
 @composite_explicit_autograd(f"addbmm_(Tensor(a!) self, {_ADDBMM_ARGS}) -> Tensor(a!)", "method")
 def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    _addbmm_self(self, batch1, batch2)  # torch expands self first: its text for a mismatched self
     return _addbmm_into(self, self, batch1, batch2, beta, alpha)
 
 
@@ -249,7 +250,7 @@ def _renorm_checks(self: Tensor, p: Any, maxnorm: Any) -> None:
     if isinstance(maxnorm, complex):
         raise RuntimeError("renorm: maxnorm must be real-valued")
     if not float(maxnorm) >= 0.0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm)}")
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {format_double(float(maxnorm))}")
     if len(self._size) <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {len(self._size)} dimensions")
 
