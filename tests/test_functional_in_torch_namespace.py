@@ -1,0 +1,116 @@
+"""The torch-namespace names of nn functions (torch.batch_norm, torch.layer_norm, torch.group_norm,
+torch.instance_norm, torch.rms_norm, torch.dropout(_), torch.embedding, torch.embedding_renorm_,
+torch.kl_div, torch.binary_cross_entropy_with_logits, torch.hinge_embedding_loss,
+torch.margin_ranking_loss, torch.poisson_nll_loss, torch.bilinear) with torch's positional
+signatures: values, gradients, running statistics, reductions (and their defaults) and error texts
+against torch (recorded); each agrees with its nn.functional counterpart.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import jtorch
+import jtorch.nn.functional as F
+from _torch_compare import same_as_torch, same_error_as_torch
+
+X = np.linspace(-2, 2, 60).reshape(4, 3, 5)
+T3 = np.linspace(0.05, 0.95, 60).reshape(4, 3, 5)
+
+
+def test_normalisations_against_torch() -> None:
+    def fn(T: Any) -> list:
+        x = T.tensor(X, requires_grad=True)
+        w = T.tensor(np.linspace(0.5, 1.5, 3), requires_grad=True)
+        b = T.tensor(np.linspace(-1, 1, 3), requires_grad=True)
+        lw = T.tensor(np.linspace(0.5, 1.5, 5), requires_grad=True)
+        rm, rv = T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64)
+        outs = [T.batch_norm(x, w, b, rm, rv, True, 0.2, 1e-5, False),
+                T.batch_norm(x, None, None, rm, rv, False, 0.1, 1e-3, True),
+                T.layer_norm(x, [5], lw, None, 1e-5, True), T.layer_norm(x, (3, 5)),
+                T.group_norm(x, 3, w, b, 1e-5, True), T.group_norm(x, 1),
+                T.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+                T.rms_norm(x, [5], lw, 1e-6), T.rms_norm(x, [3, 5])]
+        sum(((o * (i + 1) * T.tensor(X)).sum() for i, o in enumerate(outs)), T.tensor(0.0, dtype=T.float64)).backward()
+        return outs + [rm, rv, x.grad, w.grad, b.grad, lw.grad]
+
+    same_as_torch(fn, rtol=1e-9, atol=1e-9)
+
+
+def test_losses_against_torch() -> None:
+    def fn(T: Any) -> list:
+        x = T.tensor(X, requires_grad=True)
+        y = T.tensor(T3)
+        sign = T.tensor(np.sign(X + 0.1))
+        outs = []
+        for r in (0, 1, 2):
+            outs += [T.kl_div(x, y, r), T.kl_div(x, y.log(), r, log_target=True),
+                     T.binary_cross_entropy_with_logits(x, y, None, None, r),
+                     T.binary_cross_entropy_with_logits(x, y, T.tensor(np.linspace(0, 1, 5)),
+                                                        T.tensor(np.linspace(1, 3, 5)), r),
+                     T.hinge_embedding_loss(x, sign, 0.5, r), T.margin_ranking_loss(x, y, sign, 0.2, r),
+                     T.poisson_nll_loss(x, y, True, False, 1e-8, r), T.poisson_nll_loss(x.abs(), y, False, True, 1e-6, r)]
+        defaults = [T.kl_div(x, y), T.binary_cross_entropy_with_logits(x, y), T.hinge_embedding_loss(x, sign),
+                    T.margin_ranking_loss(x, y, sign)]
+        sum((o.sum() * (i + 1) for i, o in enumerate(outs + defaults)), T.tensor(0.0, dtype=T.float64)).backward()
+        return outs + defaults + [x.grad]
+
+    same_as_torch(fn, rtol=1e-9, atol=1e-9)
+
+
+def test_embedding_bilinear_dropout_against_torch() -> None:
+    def fn(T: Any) -> list:
+        w = T.tensor(np.linspace(-1, 1, 15).reshape(5, 3), requires_grad=True)
+        idx = T.tensor([[0, 2, 4], [4, 4, 1]])
+        e = T.embedding(w, idx)
+        p = T.embedding(w, idx, 4)
+        (e.sum() + (p * 2).sum()).backward()
+        big = T.tensor(np.linspace(1, 6, 15).reshape(5, 3))
+        v0 = big._version
+        r = T.embedding_renorm_(big, T.tensor([0, 3, 3]), 2.0, 2.0)
+        x1 = T.tensor(np.linspace(-1, 1, 8).reshape(2, 4), requires_grad=True)
+        x2 = T.tensor(np.linspace(0, 2, 6).reshape(2, 3), requires_grad=True)
+        bw = T.tensor(np.linspace(-1, 1, 24).reshape(2, 4, 3), requires_grad=True)
+        bl = T.bilinear(x1, x2, bw, T.tensor([0.5, -0.5], dtype=T.float64))
+        bl.sum().backward()
+        x = T.tensor(X)
+        return [e, p, w.grad, big, big._version - v0, r.data_ptr() == big.data_ptr(), bl, x1.grad, bw.grad,
+                T.dropout(x, 0.3, False), T.dropout(x, 0.0, True), T.dropout_(x.clone(), 0.5, False)]
+
+    same_as_torch(fn, rtol=1e-9, atol=1e-9)
+
+
+def test_dropout_in_training_scales_the_kept_elements() -> None:
+    x = jtorch.ones(2000, dtype=jtorch.float64)
+    y = jtorch.dropout(x, 0.25, True)
+    kept = y != 0
+    assert jtorch.allclose(y[kept], jtorch.full_like(y[kept], 1 / 0.75))
+    assert 0.2 < 1 - kept.double().mean().item() < 0.3
+    z = x.clone()
+    assert jtorch.dropout_(z, 0.5, True) is z and (z == 0).any()
+    t = jtorch.ones(3)
+    assert jtorch.dropout(t, 0.5, False) is t
+
+
+def test_same_as_nn_functional() -> None:
+    x = jtorch.tensor(X)
+    w, b = jtorch.linspace(0.5, 1.5, 3, dtype=jtorch.float64), jtorch.linspace(-1, 1, 3, dtype=jtorch.float64)
+    assert jtorch.equal(jtorch.layer_norm(x, [5]), F.layer_norm(x, [5]))
+    assert jtorch.equal(jtorch.group_norm(x, 3, w, b), F.group_norm(x, 3, w, b))
+    assert jtorch.equal(jtorch.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+                        F.batch_norm(x, None, None, w, b, True))
+    assert jtorch.equal(jtorch.kl_div(x, x.exp(), 2), F.kl_div(x, x.exp(), reduction="sum"))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.dropout(T.ones(3), 1.5, True),
+    lambda T: T.dropout_(T.ones(3), -0.1, False),
+    lambda T: T.layer_norm(T.ones(2, 3), [4]),
+    lambda T: T.group_norm(T.ones(2, 3, 4), 2),
+    lambda T: T.rms_norm(T.ones(2, 3), [2]),
+    lambda T: T.batch_norm(T.ones(2, 3), None, None, T.zeros(4), T.ones(3), False, 0.1, 1e-5, False),
+])
+def test_errors(call: Any) -> None:
+    same_error_as_torch(call)
