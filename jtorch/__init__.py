@@ -79,7 +79,15 @@ if TYPE_CHECKING:
     # is generated from the declarations by tools/gen_pyi.py), the submodules and serialization's save/load.
     from . import nn, optim, profiler, serialization, testing, utils
     from ._variable_functions import *
+    from .nn_functions_in_torch import *
     from .serialization import load, save
+
+# nn.functional's functions under torch's names and signatures (jtorch/nn_functions_in_torch.py), loaded on
+# first use as nn is
+_NN_FUNCTIONS = frozenset({
+    "dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm", "embedding",
+    "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss", "margin_ranking_loss",
+    "poisson_nll_loss", "bilinear"})
 
 
 def __getattr__(name: str) -> Any:
@@ -92,6 +100,11 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module("." + name, __name__)
+    if name in _NN_FUNCTIONS:
+        import importlib
+
+        fn = globals()[name] = getattr(importlib.import_module(".nn_functions_in_torch", __name__), name)
+        return fn
     if name in ("save", "load"):  # jtorch.serialization's, on first use
         from . import serialization
 
@@ -101,7 +114,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_bindings.binding_names(method=False)))
+    return sorted(set(globals()) | set(_bindings.binding_names(method=False)) | _NN_FUNCTIONS)
 
 
 from . import linalg, return_types
@@ -122,20 +135,3 @@ Tensor.norm = _tensor_norm  # type: ignore[method-assign,assignment]  # torch/_t
 del _tensor_norm
 from .functional_shape import atleast_1d, atleast_2d, atleast_3d, range, unravel_index
 from .native.search import unique, unique_consecutive
-from .nn_functions_in_torch import (
-    batch_norm,
-    bilinear,
-    binary_cross_entropy_with_logits,
-    dropout,
-    dropout_,
-    embedding,
-    embedding_renorm_,
-    group_norm,
-    hinge_embedding_loss,
-    instance_norm,
-    kl_div,
-    layer_norm,
-    margin_ranking_loss,
-    poisson_nll_loss,
-    rms_norm,
-)

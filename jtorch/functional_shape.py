@@ -46,6 +46,7 @@ def _unravel_index(indices: Tensor, shape: int | Sequence[int]) -> Tensor:
         raise TypeError(f"expected 'indices' to be integer dtype, but got torch.{str(indices.dtype).split('.')[-1]}")
     if not isinstance(shape, (int, Sequence)):
         raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    dims: tuple[int, ...]
     if isinstance(shape, int):
         dims = (shape,)
     else:

@@ -76,8 +76,7 @@ def logspace_out_kernel(start: Any, end: Any, steps: int, base: float = 10.0, *,
     if d is _dt.bool:
         raise not_implemented("logspace_cpu", d)
     if steps == 1:
-        v = complex(start) if d.is_complex else float(start)
-        return fill_(out, base ** v if d.is_complex else math.pow(base, v))
+        return fill_(out, base ** complex(start) if d.is_complex else math.pow(base, float(start)))
     copy_from_host(out, _logspace_values(start, end, steps, float(base), d))
     return out
 
