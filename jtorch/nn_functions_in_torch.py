@@ -17,7 +17,9 @@ from .tensor import Tensor
 
 __all__ = ["dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm",
            "embedding", "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss",
-           "margin_ranking_loss", "poisson_nll_loss", "bilinear"]
+           "margin_ranking_loss", "poisson_nll_loss", "bilinear", "alpha_dropout", "alpha_dropout_",
+           "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
+           "triplet_margin_loss", "cosine_embedding_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")  # at::Reduction::Reduction
 
@@ -30,7 +32,9 @@ def _F() -> Any:
 
 def _check_p(p: float) -> None:
     if not 0 <= p <= 1:
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+        from .scalar import format_double
+
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {format_double(float(p))}")
 
 
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
@@ -114,3 +118,47 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return _F().bilinear(input1, input2, weight, bias)
+
+
+def _dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: bool, inplace: bool) -> Tensor:
+    from .nn.functional._dropout_variants import dropout_impl
+
+    return dropout_impl(input, p, train, feature, alpha, inplace)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _dropout_impl(input, p, train, False, True, False)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _dropout_impl(input, p, train, False, True, True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _dropout_impl(input, p, train, True, True, False)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _dropout_impl(input, p, train, True, True, True)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return _dropout_impl(input, p, train, True, False, False)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return _dropout_impl(input, p, train, True, False, True)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
+                        eps: float = 1e-06, swap: bool = False, reduction: int = 0) -> Tensor:
+    from .nn.functional._loss_pairs import triplet_margin_loss_impl
+
+    return triplet_margin_loss_impl(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = 0) -> Tensor:
+    from ._ops import ops
+
+    return ops.aten.cosine_embedding_loss.default(input1, input2, target, margin, reduction)

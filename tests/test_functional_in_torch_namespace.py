@@ -82,6 +82,75 @@ def test_embedding_bilinear_dropout_against_torch() -> None:
     same_as_torch(fn, rtol=1e-9, atol=1e-9)
 
 
+def test_pair_losses_against_torch() -> None:
+    a = np.linspace(-1, 2, 12).reshape(4, 3)
+
+    def fn(T: Any) -> list:
+        x = T.tensor(a, requires_grad=True)
+        y = T.tensor(a[::-1].copy(), requires_grad=True)
+        n = T.tensor(a * 2 - 0.5)
+        t = T.tensor([1.0, -1.0, 1.0, -1.0])
+        outs = [T.pdist(x), T.pdist(x, 1.5), T.pdist(x, 0), T.pdist(x, float("inf")), T.pdist(x[:1]),
+                T.cosine_embedding_loss(x, y, t, 0.1, 1), T.cosine_embedding_loss(x, y, t),
+                T.cosine_embedding_loss(x[0], y[0], T.tensor(-1.0), -0.5, 2),
+                T.triplet_margin_loss(x, y, n, 1.0, 2.0, 1e-6, True, 1), T.triplet_margin_loss(x, y, n),
+                T.nn.functional.triplet_margin_loss(x, y, n, margin=0.5, p=1, swap=True, reduction="sum"),
+                T.nn.functional.cosine_embedding_loss(x, y, t, reduction="none"), T.nn.functional.pdist(x, 3)]
+        sum((o.sum() * (i + 1) for i, o in enumerate(outs)), T.tensor(0.0, dtype=T.float64)).backward()
+        return outs + [x.grad, y.grad]
+
+    same_as_torch(fn, rtol=1e-9, atol=1e-9)
+
+
+def test_pdist_gradcheck() -> None:
+    x = jtorch.randn(5, 3, dtype=jtorch.float64, requires_grad=True)
+    for p in (1, 1.5, 2, 3):
+        assert jtorch.autograd.gradcheck(lambda t: jtorch.pdist(t, p), (x,))
+    assert jtorch.pdist(x).grad_fn.name() == "PdistBackward0"
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.pdist(T.ones(2, 3, 4)),
+    lambda T: T.pdist(T.ones(2, 3, dtype=T.long)),
+    lambda T: T.pdist(T.ones(2, 3), -1),
+    lambda T: T.cosine_embedding_loss(T.ones(2, 3), T.ones(2, 3), T.ones(2, 1)),
+    lambda T: T.cosine_embedding_loss(T.ones(3), T.ones(3), T.ones(2)),
+    lambda T: T.cosine_embedding_loss(T.ones(2, 3), T.ones(2, 3), T.tensor(1.0)),
+    lambda T: T.triplet_margin_loss(T.ones(2, 3), T.ones(3), T.ones(2, 3)),
+    lambda T: T.nn.functional.triplet_margin_loss(T.ones(2, 3), T.ones(2, 3), T.ones(2, 3), margin=0),
+    lambda T: T.feature_dropout(T.ones(3), 0.5, True),
+    lambda T: T.alpha_dropout(T.ones(3), 2.0, True),
+    lambda T: T.nn.functional.alpha_dropout(T.ones(3), -1.0),
+])
+def test_pair_loss_and_dropout_errors(call: Any) -> None:
+    same_error_as_torch(call)
+
+
+def test_dropout_variants_against_torch_where_deterministic() -> None:
+    def fn(T: Any) -> list:
+        x = T.tensor(X)
+        return [T.alpha_dropout(x, 0.5, False), T.feature_dropout(x, 0.5, False), T.feature_alpha_dropout(x, 0.0, True),
+                T.alpha_dropout(x, 1.0, True), T.feature_dropout(x, 1.0, True), T.feature_alpha_dropout_(x.clone(), 1, True),
+                T.nn.functional.alpha_dropout(x, 1.0, True), T.nn.functional.feature_alpha_dropout(x, 0.3)]
+
+    same_as_torch(fn)
+
+
+def test_feature_and_alpha_dropout_in_training() -> None:
+    x = jtorch.ones(200, 8, 3, dtype=jtorch.float64)
+    y = jtorch.feature_dropout(x, 0.5, True)
+    per_channel = y.amax(-1)
+    assert jtorch.equal(y.amin(-1), per_channel)  # one draw per (sample, channel)
+    assert set(per_channel.unique().tolist()) <= {0.0, 2.0}
+    z = jtorch.randn(100000, dtype=jtorch.float64)
+    a = jtorch.alpha_dropout(z, 0.3, True)
+    assert abs(a.mean().item()) < 0.02 and abs(a.var().item() - 1) < 0.03  # self-normalising: N(0, 1) kept
+    f = jtorch.feature_alpha_dropout(jtorch.ones(50, 4, 2), 0.5, True)
+    assert jtorch.equal(f.amin(-1), f.amax(-1)) and f.unique().numel() == 2
+    w = jtorch.ones(4, 4)
+    assert jtorch.feature_dropout_(w, 0.5, True) is w and jtorch.alpha_dropout_(w, 0.5, True) is w
+
+
 def test_dropout_in_training_scales_the_kept_elements() -> None:
     x = jtorch.ones(2000, dtype=jtorch.float64)
     y = jtorch.dropout(x, 0.25, True)

@@ -65,6 +65,7 @@ ENTRIES = [
     D("linalg_vector_norm", self="as_dtype_of(norm_backward(grad, self, ord, result, dim, keepdim), self)"),
     D("prod", self="grad_dtype(prod_backward(grad, self, result), self)"),
     D("prod.dim_int", self="grad_dtype(prod_dim_backward(grad, self, result, dim, keepdim), self)"),
+    D("_pdist_forward", self="pdist_backward(grad, self, p, result)"),
     D("renorm", self="renorm_backward(grad, self, p, dim, maxnorm)"),
     D("std.correction", self="std_backward(result, grad, self, dim, correction, keepdim)"),
     D("std_mean.correction", self="std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim)"),

@@ -399,3 +399,25 @@ def dist_backward(grad: Any, self: Any, other: Any, p: Any, result: Any, of_othe
         return None
     like = other if of_other else self
     return fit(-g if of_other else g, like.shape, like.dtype)
+
+
+def pdist_backward(grad: Any, self: Any, p: float, result: Any) -> Any:
+    """_pdist_backward: each pair's gradient added to its first row and taken from its second."""
+    n = self.shape[0]
+    if n <= 1 or p == 0 or self.numel() == 0:
+        return self.new_zeros(self.shape)
+    pairs = self.new_ones((n, n)).triu(1).nonzero().t()
+    i, j = pairs[0], pairs[1]
+    diff = self.index_select(0, i) - self.index_select(0, j)
+    g, dist = grad.unsqueeze(1), result.unsqueeze(1)
+    if p == 1:
+        c = diff.sign() * g
+    elif math.isinf(p):
+        c = diff.sign() * (diff.abs() == dist) * g
+    elif p < 2:
+        c = (diff.sign() * diff.abs().pow(p - 1) * g / dist.pow(p - 1)).where(dist != 0, 0.0)
+    elif p == 2:
+        c = (diff * g / dist).where(dist != 0, 0.0)
+    else:
+        c = (diff * diff.abs().pow(p - 2) * g / dist.pow(p - 1)).where(dist != 0, 0.0)
+    return self.new_zeros(self.shape).index_add(0, i, c).index_add(0, j, -c)

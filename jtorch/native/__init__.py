@@ -20,6 +20,7 @@ from . import (
     loss,
     masks,
     matmul,
+    pair_losses,
     pooling,
     python_indexing,
     python_methods,

@@ -5,3 +5,5 @@ from ._linear import *
 from ._loss import *
 from ._loss_more import *
 from ._norm import *
+from ._dropout_variants import *
+from ._loss_pairs import *
