@@ -1,9 +1,9 @@
 """`jtorch.nn.functional` (torch.nn.functional), split by family into private modules."""
 from ._activation import *
 from ._conv import *
+from ._dropout_variants import *
 from ._linear import *
 from ._loss import *
 from ._loss_more import *
-from ._norm import *
-from ._dropout_variants import *
 from ._loss_pairs import *
+from ._norm import *
