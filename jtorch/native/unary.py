@@ -385,11 +385,16 @@ sgn = unary("sgn", UNARY_OP, s.sgn, inplace_variants="method")
 
 
 # ---- sign bit and infinities: bool results, functional and out= only ---------------------------
-def _bool_out_only(name: str) -> Callable[[list, dict, int, Any], list]:
-    """isposinf / isneginf's meta: no complex inputs, and out= must be bool."""
+def _bool_out_only(name: str, complex_ok: bool = False) -> Callable[[list, dict, int, Any], list]:
+    """isposinf / isneginf's meta: no complex inputs, and out= must be bool. signbit refuses complex
+    inputs in its kernel (so not on meta tensors), before it looks at out=."""
     def prepare(tensors: list, extras: dict, mode: int, provided: Tensor | None) -> list:
-        if tensors[0].dtype.is_complex:
-            raise RuntimeError(f"{name} does not support complex inputs.")
+        self = tensors[0]
+        if self.dtype.is_complex:
+            if not complex_ok:
+                raise RuntimeError(f"{name} does not support complex inputs.")
+            if self._device.type != "meta":
+                _signbit_dispatch(self.dtype, extras)
         if mode == OUT and provided.dtype is not _dt.bool:  # type: ignore[union-attr]  # OUT mode: provided
             raise RuntimeError(f"{name} does not support non-boolean outputs.")
         return tensors
@@ -397,14 +402,14 @@ def _bool_out_only(name: str) -> Callable[[list, dict, int, Any], list]:
     return prepare
 
 
-def _signbit_check(dtype: _dt.dtype, extras: dict) -> None:
+def _signbit_dispatch(dtype: _dt.dtype, extras: dict) -> None:
     if dtype.is_complex:
         raise NotImplementedError("signbit is not implemented for complex tensors.")
 
 
 signbit = elementwise("signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
                       functional="signbit(Tensor self) -> Tensor", config=UNARY_FORCE_BOOL_OP, scalar=s.signbit,
-                      check=_signbit_check)
+                      prepare=_bool_out_only("signbit", complex_ok=True), dispatch_check=_signbit_dispatch)
 isposinf = elementwise("isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
                        functional="isposinf(Tensor self) -> Tensor", config=UNARY_FORCE_BOOL_OP, scalar=s.isposinf,
                        prepare=_bool_out_only("isposinf"))
@@ -451,7 +456,8 @@ angle = elementwise("angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
 
 
 # ---- compositions (CompositeImplicitAutograd, as torch's) --------------------------------------
-@composite_implicit_autograd("positive(Tensor(a) self) -> Tensor(a)", variants="function, method")
+@declare("positive(Tensor(a) self) -> Tensor(a)", variants="function, method", dunder="__pos__").impl(
+    "CompositeImplicitAutograd")
 def positive(self: Tensor) -> Tensor:
     if self.dtype is _dt.bool:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
