@@ -105,8 +105,8 @@ ENTRIES = [
     D("fmin", self="fmax_fmin_backward(grad, (self <= other).logical_or(other.isnan()), self.shape, self.dtype)",
       other="fmax_fmin_backward(grad, (self <= other).logical_or(other.isnan()).logical_not(), other.shape, "
             "other.dtype)"),
-    D("mul.Tensor", self="fit(grad * other, self.shape, self.dtype)",
-      other="fit(grad * self, other.shape, other.dtype)"),
+    D("mul.Tensor", self="fit(grad * conj(other), self.shape, self.dtype)",
+      other="fit(grad * conj(self), other.shape, other.dtype)"),
     D("mul.Scalar", self="grad * other"),
     D("nan_to_num", self="grad * self.isfinite()"),
     D("neg", self="grad.neg()"),

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .formulas import sum_to
+from .formulas import conj, sum_to
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)  # M_SQRT2 * M_2_SQRTPI * 0.5, gelu's kBeta
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -40,14 +40,14 @@ def div_backward_self(grad: Any, other: Any, shape: Sequence[int], dtype: Any, r
     """div_tensor_self_backward."""
     if rounding_mode is not None:
         return zeros_grad(grad, shape, dtype)
-    return fit(grad / other, shape, dtype)
+    return fit(grad / conj(other), shape, dtype)
 
 
 def div_backward_other(grad: Any, self: Any, other: Any, rounding_mode: Any = None) -> Any:
     """div_tensor_other_backward: -grad * self / other**2."""
     if rounding_mode is not None:
         return zeros_grad(grad, other.shape, other.dtype)
-    return fit(-grad * ((self / other) / other), other.shape, other.dtype)
+    return fit(-grad * conj((self / other) / other), other.shape, other.dtype)
 
 
 def pow_backward(grad: Any, self: Any, exponent: Any) -> Any:
