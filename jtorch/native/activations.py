@@ -137,6 +137,8 @@ def rrelu_(self: Tensor, lower: Any = 0.125, upper: Any = 0.3333333333333333, tr
 # ---- prelu: one slope, or one per channel (dim 1) -------------------------------------------------------
 @composite_explicit_autograd("_prelu_kernel(Tensor self, Tensor weight) -> Tensor")
 def _prelu_kernel(self: Tensor, weight: Tensor) -> Tensor:
+    if not self.dtype.is_floating_point and self._device.type != "meta":
+        raise not_implemented("prelu_cpu", self.dtype)
     positive = by_name["gt.Tensor"].op(self, wrapped_scalar_tensor(0))
     return by_name["where.self"].op(positive, self, by_name["mul.Tensor"].op(weight, self))
 
