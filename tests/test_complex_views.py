@@ -138,10 +138,23 @@ def test_real_of_a_real_tensor_is_itself():
     lambda T: T.tensor(Z).H,
     lambda T: T.tensor(Z).mH,
     lambda T: T.tensor(Z).unsqueeze(0).mH,
-    lambda T: T.tensor(Z).adjoint() if hasattr(T.tensor(Z), "adjoint") else T.tensor(Z).mH,
+    lambda T: T.tensor(Z).adjoint(),
+    lambda T: T.adjoint(T.tensor(R)),
+    lambda T: T.tensor(R).H,
+    lambda T: T.ones(3).H,
+    lambda T: T.ones(2, 2, 2).H,
+    lambda T: T.ones(3).mH,
+    lambda T: T.ones(3).adjoint(),
 ])
 def test_conj_matches_torch(call):
     same_as_torch(call)
+
+
+def test_H_of_a_0_dim_tensor_warns_and_conjugates():
+    for T in (jtorch, torch):
+        with pytest.warns(UserWarning, match="Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."):
+            r = T.tensor(1 + 1j).H
+        assert r.resolve_conj().item() == 1 - 1j
 
 
 def test_conj_bits():
@@ -240,13 +253,14 @@ W = np.array([[0.5 - 1j, 2 + 0.25j, -1j], [1 + 0j, -0.5 + 0.5j, 3 - 2j]])
     ("sgn", lambda T, z: T.sgn(z)),
     ("abs", lambda T, z: z.abs()),
     ("H", lambda T, z: z.H),
+    ("adjoint", lambda T, z: z.adjoint()),
 ])
 def test_complex_gradients_and_nodes_match_torch(name, fn):
     def run(T):
         z = T.tensor(Z.astype(np.complex128) + 0.25, requires_grad=True)
         y = fn(T, z)
         w = T.tensor(W if y.is_complex() else W.real)
-        if name == "H":
+        if name in ("H", "adjoint"):
             w = w.t()
         elif name == "view_as_real":
             w = T.view_as_real(T.tensor(W))
