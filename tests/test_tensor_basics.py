@@ -216,9 +216,11 @@ def test_size_takes_items_through_index_as_torch():
         assert have == want
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="jtorch declares no conj operator: Tensor.H / .mH of a complex tensor call a missing conj()")
 def test_H_and_mH_of_a_complex_tensor_conjugate():
     t = jtorch.tensor([[1 + 2j, 3 - 1j]])
     assert t.H.tolist() == [[1 - 2j], [3 + 1j]]
     assert t.mH.tolist() == [[1 - 2j], [3 + 1j]]
+    b = jtorch.tensor([[[1 + 2j, 3 - 1j], [0.5j, 2 + 0j]]])
+    assert b.mH.tolist() == [[[1 - 2j, -0.5j], [3 + 1j, 2 - 0j]]]
+    r = jtorch.tensor([[1.0, 2.0]])
+    assert r.H.tolist() == [[1.0], [2.0]] and r.mH.tolist() == [[1.0], [2.0]]

@@ -17,6 +17,13 @@ _ZERO = "zeros_grad(grad, self.shape, self.dtype)"
 ENTRIES = [
     D("abs", self="grad * sgn(self)"),
     D("acos", self="grad * -((-self * self + 1).rsqrt())"),
+    D("acosh", self="grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj() if self.is_complex() "
+                     "else grad * (self * self - 1).rsqrt()"),
+    D("acosh_", self='not_implemented("inplace version of acosh")'),
+    D("asinh", self="grad * (self.pow(2) + 1).rsqrt().conj()"),
+    D("asinh_", self='not_implemented("inplace version of asinh")'),
+    D("atanh", self="grad * 1 / (1 - self.pow(2)).conj()"),
+    D("atanh_", self='not_implemented("inplace version of atanh")'),
     D("add.Tensor", self=_SELF, other="fit(maybe_multiply(grad, alpha), other.shape, other.dtype)"),
     D("add.Scalar", self=_SELF),
     D("addcdiv", self=_SELF,
@@ -25,6 +32,7 @@ ENTRIES = [
     D("addcmul", self=_SELF,
       tensor1="fit(grad * (tensor2 * value), tensor1.shape, tensor1.dtype)",
       tensor2="fit(grad * (tensor1 * value), tensor2.shape, tensor2.dtype)"),
+    D("angle", self="angle_backward(grad, self)"),
     D("asin", self="grad * (-self * self + 1).rsqrt()"),
     D("atan", self="grad / (self * self + 1)"),
     D("atan2", self="atan2_backward_self(grad, self, other)", other="atan2_backward_other(grad, self, other)"),
@@ -42,11 +50,17 @@ ENTRIES = [
     D("clamp_max.Tensor", self="fit(where_zero(self <= max, grad), self.shape, self.dtype)",
       max="fit(where_zero(self > max, grad), max.shape, max.dtype)"),
     D("clone", self="grad"),
+    D("complex", real="aten.real.default(grad)", imag="aten.imag.default(grad)"),
+    D("polar", **{"abs, angle": "polar_backward(grad, result)"}),  # type: ignore[arg-type]  # formulas only
+    D("_conj", self="grad.conj()"),
+    D("_conj_physical", self="grad.conj_physical()"),
+    D("conj_physical_", self="grad.conj_physical()"),
     D("_to_copy", self="to_copy_backward(grad, self.dtype, self.device)"),
     # PyTorch's copy_ is written by hand (CopyBackwards, its name); the same gradients
     D("copy_", self="grad.new_zeros(self.shape)", src="fit(grad, src.shape, src.dtype)", node_name="CopyBackwards"),
     D("cos", self="grad * -self.sin()"),
     D("cosh", self="grad * self.sinh()"),
+    D("deg2rad", self="grad * 0.017453292519943295"),  # deg2rad_backward: grad * (pi / 180)
     D("div.Tensor", self="div_backward_self(grad, other, self.shape, self.dtype)",
       other="div_backward_other(grad, self, other)"),
     D("div.Scalar", self="grad / other"),
@@ -91,8 +105,8 @@ ENTRIES = [
     D("fmin", self="fmax_fmin_backward(grad, (self <= other).logical_or(other.isnan()), self.shape, self.dtype)",
       other="fmax_fmin_backward(grad, (self <= other).logical_or(other.isnan()).logical_not(), other.shape, "
             "other.dtype)"),
-    D("mul.Tensor", self="fit(grad * other, self.shape, self.dtype)",
-      other="fit(grad * self, other.shape, other.dtype)"),
+    D("mul.Tensor", self="fit(grad * conj(other), self.shape, self.dtype)",
+      other="fit(grad * conj(self), other.shape, other.dtype)"),
     D("mul.Scalar", self="grad * other"),
     D("nan_to_num", self="grad * self.isfinite()"),
     D("neg", self="grad.neg()"),
@@ -100,6 +114,7 @@ ENTRIES = [
     D("pow.Tensor_Tensor", self="pow_backward_self(grad, self, exponent)",
       exponent="pow_backward_exponent(grad, self, exponent, result)"),
     D("pow.Scalar", exponent="pow_backward_scalar_base(grad, self, exponent, result)"),
+    D("rad2deg", self="grad * 57.29577951308232"),  # rad2deg_backward: grad * (180 / pi)
     D("reciprocal", self="-grad * (result * result)"),
     D("remainder.Scalar", self="grad"),
     D("remainder.Tensor", self=_SELF,
@@ -110,6 +125,7 @@ ENTRIES = [
     D("sigmoid", self="grad * (1 - result) * result"),
     D("logit", self="logit_backward(grad, self, eps)"),
     D("sign", self=_ZERO),
+    D("sgn", self="sgn_backward(self, grad, result)"),
     D("sin", self="grad * self.cos()"),
     D("sinh", self="grad * self.cosh()"),
     D("sqrt", self="grad / (2 * result)"),
@@ -123,6 +139,8 @@ ENTRIES = [
     D("trunc", self=_ZERO),
     D("where.self", self="fit(where_zero(condition, grad), self.shape, self.dtype)",
       other="fit(grad.masked_fill(condition, 0), other.shape, other.dtype)"),
+    D("view_as_real", self="aten.view_as_complex.default(grad.contiguous())"),
+    D("view_as_complex", self="aten.view_as_real.default(grad.contiguous())"),
     D("zero_", self="grad.new_zeros(grad.shape)"),
     # Filled with values that do not depend on the input: a zero gradient, which also rebases the
     # history of an in-place fill of a tensor that has one (x = a * 2; x.uniform_() drops MulBackward0).
@@ -145,10 +163,22 @@ ENTRIES = [
       self="zeros_grad(grad, self.shape, self.dtype)"),
     D("silu", self="silu_backward(grad, self)"),
     D("gelu", self="gelu_backward(grad, self, approximate)"),
+    # activations in derivatives.yaml's order
+    D("elu", self="elu_backward(grad, alpha, scale, input_scale, False, self)"),
+    D("elu_", self="elu_backward(grad, alpha, scale, input_scale, True, result)"),
+    D("celu", self="elu_backward(grad, alpha, 1, 1.0 / float(alpha), False, self)"),
+    D("celu_", self="elu_backward(grad, alpha, 1, 1.0 / float(alpha), True, result)"),
+    D("hardshrink", self="hardshrink_backward(grad, self, lambd)"),
+    D("_prelu_kernel", **{"self, weight": "prelu_kernel_backward(grad, self, weight)"}),  # type: ignore[arg-type]
+    D("rrelu_with_noise", self="rrelu_with_noise_backward(grad, self, noise, lower, upper, training)"),
+    D("rrelu_with_noise_", self="rrelu_with_noise_backward(grad, result, noise, lower, upper, training)"),
+    D("threshold", self="aten.threshold_backward.default(grad, self, threshold)"),
+    D("threshold_", self="aten.threshold_backward.default(grad, self, threshold)"),
 ]
 
 # floor_divide and remainder.Scalar_Tensor are left without an entry, as in PyTorch: their outputs
 # get a NotImplemented node ("derivative for aten::floor_divide is not implemented").
 NON_DIFFERENTIABLE: frozenset = frozenset({
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isclose", "allclose",
+    "bitwise_left_shift", "bitwise_right_shift", "signbit", "isposinf", "isneginf",
 })

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .formulas import sum_to
+from .formulas import conj, sum_to
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)  # M_SQRT2 * M_2_SQRTPI * 0.5, gelu's kBeta
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -40,14 +40,14 @@ def div_backward_self(grad: Any, other: Any, shape: Sequence[int], dtype: Any, r
     """div_tensor_self_backward."""
     if rounding_mode is not None:
         return zeros_grad(grad, shape, dtype)
-    return fit(grad / other, shape, dtype)
+    return fit(grad / conj(other), shape, dtype)
 
 
 def div_backward_other(grad: Any, self: Any, other: Any, rounding_mode: Any = None) -> Any:
     """div_tensor_other_backward: -grad * self / other**2."""
     if rounding_mode is not None:
         return zeros_grad(grad, other.shape, other.dtype)
-    return fit(-grad * ((self / other) / other), other.shape, other.dtype)
+    return fit(-grad * conj((self / other) / other), other.shape, other.dtype)
 
 
 def pow_backward(grad: Any, self: Any, exponent: Any) -> Any:
@@ -183,3 +183,57 @@ def to_copy_backward(grad: Any, dtype: Any, device: Any) -> Any:
     if grad.dtype == dtype and grad.device == device:
         return grad
     return grad.to(device=device, dtype=dtype)
+
+
+# ---- complex and sign functions --------------------------------------------------------------------------
+def sgn_backward(self: Any, grad: Any, result: Any) -> Any:
+    """sgn_backward: (g - sgn * Re(g * conj(sgn))) / |x|, 0 where x is 0 (0 everywhere for real x)."""
+    a = self.abs()
+    proj = grad * result.conj()
+    if proj.is_complex():
+        proj = proj.real
+    return ((grad - result * proj) / a).masked_fill(a == 0, 0)
+
+
+def angle_backward(grad: Any, self: Any) -> Any:
+    """angle_backward: grad * i * x / |x|^2 (0 at 0) for complex x, zeros for real x."""
+    if not self.is_complex():
+        return self.new_zeros(self.shape)
+    g = grad * self / self.abs().pow(2) * 1j
+    return g.masked_fill(self == 0, 0)
+
+
+def polar_backward(grad: Any, result: Any) -> tuple[Any, Any]:
+    """polar_backward: Re(conj(g) * sgn(result)) and Re(conj(g) * result * i)."""
+    grad_conj = grad.conj()
+    return (grad_conj * result.sgn()).real, (grad_conj * (result * 1j)).real
+
+
+def elu_backward(grad: Any, alpha: Any, scale: Any, input_scale: Any, is_result: bool, self_or_result: Any) -> Any:
+    """elu_backward: from the input, or from the result of an in-place elu (is_result)."""
+    neg_coef, pos_coef = alpha * scale, scale
+    x = self_or_result
+    if is_result:
+        return (grad * input_scale * (x + neg_coef)).where(x <= 0, grad * pos_coef)
+    return (grad * input_scale * neg_coef * (x * input_scale).exp()).where(x <= 0, grad * pos_coef)
+
+
+def hardshrink_backward(grad: Any, self: Any, lambd: Any) -> Any:
+    """0 where -lambd <= x <= lambd, grad elsewhere (NaN inputs pass the gradient)."""
+    return grad.masked_fill((self >= -lambd).logical_and(self <= lambd), 0)
+
+
+def rrelu_with_noise_backward(grad: Any, self: Any, noise: Any, lower: Any, upper: Any, training: bool) -> Any:
+    """grad * noise while training (a real range), else leaky_relu's backward with the mean slope."""
+    if training and float(upper) - float(lower) > 1e-6:
+        return grad * noise
+    slope = (float(lower) + float(upper)) / 2
+    return grad.where(self > 0, grad * slope)
+
+
+def prelu_kernel_backward(grad: Any, self: Any, weight: Any) -> tuple[Any, Any]:
+    """_prelu_kernel_backward: grad or weight * grad for self; 0 or self * grad for weight, summed to its shape."""
+    positive = self > 0
+    grad_self = grad.where(positive, weight * grad)
+    grad_weight = (self * grad).masked_fill(positive, 0)
+    return grad_self, sum_to(grad_weight, weight.shape)

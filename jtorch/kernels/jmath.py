@@ -270,6 +270,9 @@ acos = _real_or_complex("acos", "Arc cosine.")
 atan = _real_or_complex("atan", "Arc tangent.")
 sinh = _real_or_complex("sinh", "Hyperbolic sine.")
 cosh = _real_or_complex("cosh", "Hyperbolic cosine.")
+asinh = _real_or_complex("asinh", "Inverse hyperbolic sine.")
+acosh = _real_or_complex("acosh", "Inverse hyperbolic cosine.")
+atanh = _real_or_complex("atanh", "Inverse hyperbolic tangent.")
 
 
 # ---- rounding and remainders (integers are their own floor; floats are target-specific) ---------

@@ -386,3 +386,53 @@ def where(self, other, condition):
 def threshold_backward(grad_output, self, threshold):
     # relu's and threshold's backward: the gradient passes only where self > threshold
     return jmath.like(grad_output, 0) if self <= threshold else grad_output
+
+
+# ---- shifts (c10's lshift / rshift: a shift by a negative amount or by the width or more) -------------
+def left_shift(a, b):
+    """a << b in a's integer type; 0 when b < 0 or b >= its width."""
+    bits = np.dtype(type(a)).itemsize * 8 if isinstance(a, np.generic) else 64
+    if b < 0 or b >= bits:
+        return a * 0
+    return a << b
+
+
+def right_shift(a, b):
+    """a >> b; when b < 0 or b >= the width, the sign fill for signed types and 0 for unsigned ones."""
+    dt = np.dtype(type(a)) if isinstance(a, np.generic) else np.dtype(np.int64)
+    bits = dt.itemsize * 8
+    if b < 0 or b >= bits:
+        return a >> (bits - 1) if dt.kind == "i" else a * 0
+    return a >> b
+
+
+@implements(left_shift)
+def _left_shift(a, b):
+    bits, zero = a.bitwidth, _const(a, 0)
+    return lambda a, b: zero if (b < 0 or b >= bits) else a << b
+
+
+@implements(right_shift)
+def _right_shift(a, b):
+    bits, zero = a.bitwidth, _const(a, 0)
+    if a.signed:
+        top = _const(a, bits - 1)
+        return lambda a, b: a >> top if (b < 0 or b >= bits) else a >> b
+    return lambda a, b: zero if (b < 0 or b >= bits) else a >> b
+
+
+def bitwise_left_shift(self, other):
+    return left_shift(self, other)
+
+
+def bitwise_right_shift(self, other):
+    return right_shift(self, other)
+
+
+# ---- complex numbers from parts -------------------------------------------------------------------------
+def complex_from_parts(real, imag):
+    return complex(real, imag)
+
+
+def polar(abs, angle):
+    return complex(abs * math.cos(angle), abs * math.sin(angle))

@@ -232,3 +232,126 @@ def bitwise_not(self):
 
 def nan_to_num(self, nan, posinf, neginf):
     return nan_to_num_any(self, nan, posinf, neginf)
+
+
+# ---- inverse hyperbolic functions, sgn, signbit, angle, conj (real: math, complex: cmath) -------
+
+def asinh(self):
+    return jmath.asinh(self)
+
+
+def acosh(self):
+    return jmath.acosh(self)
+
+
+def atanh(self):
+    return jmath.atanh(self)
+
+
+def sgn_any(x):
+    """c10's sgn_impl: z / |z| (0 at 0) for complex z; sign for real x."""
+    if jmath._py_complex(x):
+        return x * 0 if x == 0 else x / abs(x)
+    return int(0 < x) - int(x < 0)
+
+
+@implements(sgn_any)
+def _sgn(x):
+    if isinstance(x, types.Complex):
+        ty = x
+        zero = ty(0)
+
+        def impl(x):
+            return zero if x == zero else ty(x / abs(x))
+        return impl
+    return lambda x: int(0 < x) - int(x < 0)
+
+
+def sgn(self):
+    return sgn_any(self)
+
+
+def signbit_any(x):
+    """The sign bit: set for -0.0 and negative NaNs; x < 0 for integers; never for bool."""
+    if jmath._py_float(x):
+        return math.copysign(1.0, x) < 0
+    return bool(x < 0)
+
+
+@implements(signbit_any)
+def _signbit(x):
+    if isinstance(x, types.Float):
+        one = jmath._const(x, 1.0)
+        return lambda x: math.copysign(one, x) < one - one
+    if isinstance(x, types.Boolean):
+        return lambda x: False
+    return lambda x: x < 0
+
+
+def signbit(self):
+    return signbit_any(self)
+
+
+def isposinf(self):
+    return jmath.isinf(self) and self > 0
+
+
+def isneginf(self):
+    return jmath.isinf(self) and self < 0
+
+
+def angle_any(x):
+    """arg(z) for complex z; for real x: NaN stays NaN, pi below zero, else 0 (c10's angle_impl)."""
+    if jmath._py_complex(x):
+        return math.atan2(x.imag, x.real)
+    return x if x != x else (math.pi if x < 0 else 0.0)
+
+
+@implements(angle_any)
+def _angle(x):
+    if isinstance(x, types.Complex):
+        return lambda x: math.atan2(x.imag, x.real)
+    pi, zero = jmath._const(x, math.pi), jmath._const(x, 0.0)
+    return lambda x: x if x != x else (pi if x < zero else zero)
+
+
+def angle(self):
+    return angle_any(self)
+
+
+def conj_any(x):
+    """The complex conjugate; a real value is its own."""
+    return x.conjugate() if jmath._py_complex(x) else x
+
+
+@implements(conj_any)
+def _conj(x):
+    if isinstance(x, types.Complex):
+        ty = x
+        return lambda x: ty(complex(x.real, -x.imag))
+    return lambda x: x
+
+
+def conj_physical(self):
+    return conj_any(self)
+
+
+def deg2rad(self):
+    return self * like(self, 0.017453292519943295)  # M_PI / 180 in the compute dtype
+
+
+def rad2deg(self):
+    return self * like(self, 57.29577951308232)  # 180 / M_PI
+
+
+def hardshrink(self, lambd):
+    return like(self, 0.0) if (self >= -lambd and self <= lambd) else self  # NaN stays NaN
+
+
+def threshold(self, threshold, value):
+    return value if self <= threshold else self  # NaN is kept (torch's x <= threshold is false)
+
+
+def elu(self, alpha, scale, input_scale):
+    # torch's elu kernel: (exp(x * input_scale) - 1) * alpha * scale at and below 0, x * scale above
+    return jmath.expm1(self * input_scale) * (alpha * scale) if self <= like(self, 0.0) else self * scale

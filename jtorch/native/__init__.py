@@ -2,9 +2,11 @@
 every aten operator jtorch implements (and sets the Python-level Tensor methods they back);
 jtorch/__init__.py then generates the bindings."""
 from . import (
+    activations,
     binary,
     blas,
     comparing,
+    complex,
     conversion,
     convolution,
     copy,

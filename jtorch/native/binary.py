@@ -548,3 +548,22 @@ addcdiv = elementwise(
     inplace="addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)",
     config=BINARY_OP, scalar=s.addcdiv, prepare=_addcdiv_check, numbers_as_tensors=False,
     dispatch_check=_dispatch("addcdiv_cpu", _not_bool))
+
+
+# ---- shifts ---------------------------------------------------------------------------------------------
+# The Tensor_Scalar overloads are the Tensor ones with a wrapped number (numbers_as_tensors), as torch's
+# CompositeExplicitAutograd kernels of them are; torch's __lshift__ / __rshift__ (which also shift floats)
+# are other operators.
+def _shift(name: str, scalar: Callable, stub: str) -> StructuredFamily:
+    fam = _binary(name, scalar, out_overload="Tensor_out", overload="Tensor", inplace_overload="Tensor",
+                  dispatch_check=_dispatch(stub, lambda d: _integral(d) and d is not _dt.bool))
+
+    @composite_explicit_autograd(f"{name}.Scalar_Tensor(Scalar self, Tensor other) -> Tensor")
+    def scalar_tensor(self: Any, other: Tensor) -> Tensor:
+        return fam.functional.op(wrapped_scalar_tensor(self), other)
+
+    return fam
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", s.bitwise_left_shift, "lshift_cpu")
+bitwise_right_shift = _shift("bitwise_right_shift", s.bitwise_right_shift, "rshift_cpu")

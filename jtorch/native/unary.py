@@ -47,7 +47,7 @@ from ..structured.tensor_iterator import (
 )
 from ..tensor import Tensor, new_storage
 from .elementwise import elementwise
-from .registry import NativeFunction, declare
+from .registry import NativeFunction, by_name, composite_implicit_autograd, declare
 from .structured import StructuredFamily
 
 
@@ -361,3 +361,126 @@ def nan_to_num_out_kernel(self: Tensor, nan: float | None = None, posinf: float 
                            f"{SCALAR_TYPE_NAME[self.dtype]}")
     return _iterate(OUT, UNARY_OP, self, s.nan_to_num, _nan_to_num_values(nan, posinf, neginf), provided=out)
 
+
+
+# ---- inverse hyperbolic functions and the aliases of the trigonometric ones -------------------
+asinh = unary("asinh", UNARY_FLOAT_OP, s.asinh)
+acosh = unary("acosh", UNARY_FLOAT_OP, s.acosh)
+atanh = unary("atanh", UNARY_FLOAT_OP, s.atanh)
+
+
+def _aliases() -> None:
+    from .binary import _alias  # the one alias helper (CompositeImplicitAutograd kernels calling the op)
+
+    for fam, name in ((acos, "arccos"), (asin, "arcsin"), (atan, "arctan"), (acosh, "arccosh"), (asinh, "arcsinh"),
+                      (atanh, "arctanh"), (neg, "negative"), (trunc, "fix")):
+        _alias(fam, name, inplace_variants="function, method")
+    _alias(abs, "absolute")  # absolute_ is a method only, as in torch
+
+
+_aliases()
+
+# sgn: z / |z| for complex, sign for real (sgn_ is a method only)
+sgn = unary("sgn", UNARY_OP, s.sgn, inplace_variants="method")
+
+
+# ---- sign bit and infinities: bool results, functional and out= only ---------------------------
+def _bool_out_only(name: str, complex_ok: bool = False) -> Callable[[list, dict, int, Any], list]:
+    """isposinf / isneginf's meta: no complex inputs, and out= must be bool. signbit refuses complex
+    inputs in its kernel (so not on meta tensors), before it looks at out=."""
+    def prepare(tensors: list, extras: dict, mode: int, provided: Tensor | None) -> list:
+        self = tensors[0]
+        if self.dtype.is_complex:
+            if not complex_ok:
+                raise RuntimeError(f"{name} does not support complex inputs.")
+            if self._device.type != "meta":
+                _signbit_dispatch(self.dtype, extras)
+        if mode == OUT and provided.dtype is not _dt.bool:  # type: ignore[union-attr]  # OUT mode: provided
+            raise RuntimeError(f"{name} does not support non-boolean outputs.")
+        return tensors
+
+    return prepare
+
+
+def _signbit_dispatch(dtype: _dt.dtype, extras: dict) -> None:
+    if dtype.is_complex:
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+
+
+signbit = elementwise("signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                      functional="signbit(Tensor self) -> Tensor", config=UNARY_FORCE_BOOL_OP, scalar=s.signbit,
+                      prepare=_bool_out_only("signbit", complex_ok=True), dispatch_check=_signbit_dispatch)
+isposinf = elementwise("isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                       functional="isposinf(Tensor self) -> Tensor", config=UNARY_FORCE_BOOL_OP, scalar=s.isposinf,
+                       prepare=_bool_out_only("isposinf"))
+isneginf = elementwise("isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                       functional="isneginf(Tensor self) -> Tensor", config=UNARY_FORCE_BOOL_OP, scalar=s.isneginf,
+                       prepare=_bool_out_only("isneginf"))
+
+
+# ---- deg2rad / rad2deg: x * (pi / 180) with integers computed in the default float dtype -------
+def _angle_conversion(name: str) -> Callable[[list, dict, int, Any], list]:
+    def prepare(tensors: list, extras: dict, mode: int, provided: Tensor | None) -> list:
+        if tensors[0].dtype.is_complex:
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
+        return tensors
+
+    return prepare
+
+
+deg2rad = unary("deg2rad", UNARY_FLOAT_OP, s.deg2rad, prepare=_angle_conversion("deg2rad"))
+rad2deg = unary("rad2deg", UNARY_FLOAT_OP, s.rad2deg, prepare=_angle_conversion("rad2deg"))
+
+
+# ---- angle: arg(z), a real result for complex inputs; 0 or pi (NaN kept) for real ones ---------
+_ANGLE_TO_REAL = {d: TensorIteratorConfig(check_all_same_dtype=False, static_dtype=d.to_real())
+                  for d in (_dt.complex64, _dt.complex128)}
+
+
+def _angle_prepare(tensors: list, extras: dict, mode: int, provided: Tensor | None) -> list:
+    """unary_op_impl_with_complex_to_float(_out) with integers promoted to float."""
+    self = tensors[0]
+    if self.dtype.is_complex and (mode == FUNCTIONAL or not provided.dtype.is_complex):  # type: ignore[union-attr]
+        real = self.dtype.to_real()
+        if mode == OUT and not can_cast(real, provided.dtype):  # type: ignore[union-attr]  # OUT mode: provided
+            raise RuntimeError(f"result type {SCALAR_TYPE_NAME[real]} can't be cast to the desired output "
+                               f"type {SCALAR_TYPE_NAME[provided.dtype]}")  # type: ignore[union-attr]  # OUT
+        extras["config"] = _ANGLE_TO_REAL[self.dtype]
+    return tensors
+
+
+angle = elementwise("angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                    functional="angle(Tensor self) -> Tensor",
+                    config=lambda extras: extras.get("config", UNARY_FLOAT_OP), scalar=s.angle,
+                    prepare=_angle_prepare)
+
+
+# ---- compositions (CompositeImplicitAutograd, as torch's) --------------------------------------
+@declare("positive(Tensor(a) self) -> Tensor(a)", variants="function, method", dunder="__pos__").impl(
+    "CompositeImplicitAutograd")
+def positive(self: Tensor) -> Tensor:
+    if self.dtype is _dt.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+@composite_implicit_autograd("square(Tensor self) -> Tensor", variants="function, method")
+def square(self: Tensor) -> Tensor:
+    return by_name["pow.Tensor_Scalar"].op(self, 2)
+
+
+@composite_implicit_autograd("square_(Tensor(a!) self) -> Tensor(a!)", variants="function, method")
+def square_(self: Tensor) -> Tensor:
+    return by_name["pow_.Scalar"].op(self, 2)
+
+
+@composite_implicit_autograd("square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
+def square_out(self: Tensor, *, out: Tensor) -> Tensor:
+    return by_name["pow.Tensor_Scalar_out"].op(self, 2, out=out)
+
+
+@composite_implicit_autograd("isreal(Tensor self) -> Tensor", variants="function, method")
+def isreal(self: Tensor) -> Tensor:
+    if not self.dtype.is_complex:
+        return by_name["ones_like"].op(self, dtype=_dt.bool)
+    return by_name["imag"].op(self) == 0

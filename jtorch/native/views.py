@@ -14,6 +14,7 @@ TensorUtils.cpp (computeStride).
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ from ..geometry import numel as _numel
 from ..geometry import shape_str as _fmt
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
+from ..warn import user_stacklevel
 from .registry import by_name, declare
 
 _make = Tensor._make
@@ -760,11 +762,33 @@ def _mT(self: Tensor) -> Tensor:
 
 
 def _H(self: Tensor) -> Tensor:
-    return self.T.conj() if self.is_complex() else self.T  # type: ignore[attr-defined]  # no conj yet (xfail test)
+    ndim = self.dim()
+    if ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
+                      stacklevel=user_stacklevel())
+        return by_name["conj"].op(self)
+    if ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor."
+                           + (" For batches of matrices, consider using tensor.mH" if ndim > 2 else ""))
+    return _adjoint(self, "mH")
 
 
 def _mH(self: Tensor) -> Tensor:
-    return self.mT.conj() if self.is_complex() else self.mT  # type: ignore[attr-defined]  # no conj yet (xfail test)
+    return _adjoint(self, "mH")
+
+
+def _adjoint(self: Tensor, name: str) -> Tensor:
+    """The conjugate transpose of the last two dimensions (torch's _adjoint; a transpose for real dtypes)."""
+    if self.dim() < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
+                           f"Got {self.dim()}-D tensor.")
+    t = transpose.op(self, -2, -1)
+    return by_name["conj"].op(t) if self.is_complex() else t
+
+
+@declare("adjoint(Tensor(a) self) -> Tensor(a)", variants="function, method").impl("CompositeImplicitAutograd")
+def adjoint_kernel(self: Tensor) -> Tensor:
+    return _adjoint(self, "adjoint()")
 
 
 def _iter(self: Tensor) -> Iterator[Tensor]:

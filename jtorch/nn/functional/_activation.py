@@ -22,11 +22,6 @@ __all__ = [
     "softmin", "glu", "threshold", "threshold_", "prelu", "rrelu", "rrelu_",
 ]
 
-# selu's constants, as torch's Activation.h
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
 def _float_only(input: Tensor, kernel: str) -> None:
     # torch's AT_DISPATCH_FLOATING_TYPES error for the kernels that have no integer case
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
@@ -51,19 +46,12 @@ def relu_(input: Tensor) -> Tensor:
     return torch.relu_(input)
 
 
-def _threshold(input: Tensor, threshold: float, value: float) -> Tensor:
-    # gradient: threshold_backward passes grad where input > threshold
-    if not input.is_floating_point():
-        value = int(value)  # integer inputs keep their dtype
-    return torch.where(input > threshold, input, value)
-
-
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    return _apply(_threshold, input, inplace, threshold, value)
+    return torch.threshold_(input, threshold, value) if inplace else torch.threshold(input, threshold, value)
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    return _apply(_threshold, input, True, threshold, value)
+    return torch.threshold_(input, threshold, value)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
@@ -96,81 +84,42 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-def _rrelu(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
-    if not training:  # the mean slope
-        return torch.where(input > 0, input, input * ((lower + upper) / 2))
-    # a slope drawn from U(lower, upper) for each non-positive element (torch's noise tensor)
-    slope = torch.empty_like(input).uniform_(lower, upper)
-    return torch.where(input > 0, input, input * slope)
-
-
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
-    _float_only(input, "leaky_relu_cpu")
-    return _apply(_rrelu, input, inplace, lower, upper, training)
+    return (torch.rrelu_ if inplace else torch.rrelu)(input, lower, upper, training)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
-    return rrelu(input, lower, upper, training, inplace=True)
+    return torch.rrelu_(input, lower, upper, training)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    if input.dtype != weight.dtype:
-        raise RuntimeError("prelu: Type promoting not supported. Got "
-                           f"{SCALAR_TYPE_NAME[input.dtype]} and {SCALAR_TYPE_NAME[weight.dtype]}")
-    n = weight.numel()
-    if n != 1:
-        if input.dim() == 0:
-            raise RuntimeError("Not allow zero-dim input tensor.")
-        channels = input.shape[1] if input.dim() > 1 else 1
-        if n != channels:
-            raise RuntimeError("Mismatch of parameter numbers and input channel size. "
-                               f"Found parameter numbers = {n} and channel size = {channels}.")
-    if weight.dim() > 1:
-        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
-    if n == 1:
-        weight = weight.reshape(())  # the output keeps the input's shape
-    elif input.dim() > 1:
-        # one slope per channel (dim 1)
-        weight = weight.reshape([n] + [1] * (input.dim() - 2))
-    return torch.where(input > 0, input, weight * input)
+    return torch.prelu(input, weight)
 
 
 # ---- exponential units ------------------------------------------------------------------------
-def _elu(input: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
-    # the negative branch sees min(x, 0) so that exp of a large positive x never enters the graph
-    neg = torch.expm1(input.clamp_max(0.0) * input_scale) * (alpha * scale) if input_scale != 1.0 \
-        else torch.expm1(input.clamp_max(0.0)) * (alpha * scale)
-    return torch.where(input > 0, input * scale if scale != 1.0 else input, neg)
-
-
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    _float_only(input, "elu_cpu")
-    return _apply(_elu, input, inplace, alpha, 1.0, 1.0)
+    return torch.elu_(input, alpha) if inplace else torch.elu(input, alpha)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    return elu(input, alpha, inplace=True)
+    return torch.elu_(input, alpha)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    _float_only(input, "elu_cpu")
-    return _apply(_elu, input, inplace, _SELU_ALPHA, _SELU_SCALE, 1.0)
+    return torch.selu_(input) if inplace else torch.selu(input)
 
 
 def selu_(input: Tensor) -> Tensor:
-    return selu(input, inplace=True)
+    return torch.selu_(input)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    _float_only(input, "elu_cpu")
-    return _apply(_elu, input, inplace, alpha, 1.0, 1.0 / alpha)
+    return torch.celu_(input, alpha) if inplace else torch.celu(input, alpha)
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    return celu(input, alpha, inplace=True)
+    return torch.celu_(input, alpha)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -222,7 +171,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    return torch.where((input >= -lambd) & (input <= lambd), 0.0, input)
+    return torch.hardshrink(input, lambd)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
