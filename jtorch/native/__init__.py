@@ -26,6 +26,7 @@ from . import (
     range_factories,
     rearrange,
     reductions,
+    quantiles,
     reductions_stats,
     registry,
     scans,
