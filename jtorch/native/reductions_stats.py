@@ -1,14 +1,18 @@
 """Reductions built on the same iterator and stub as reductions.py: nansum, nanmean, count_nonzero,
 aminmax, var/std (and var_mean/std_mean), linalg.vector_norm (and the aten norm overloads),
 logsumexp and median. Schemas are PyTorch's; kernels follow PyTorch's ReduceOps.cpp, composites
-where PyTorch composes (nanmean, logsumexp) and two passes for var/std (mean, then the sum of
-squared deviations: as accurate as Welford's update, with the cascade sum).
+where PyTorch composes (nanmean, logsumexp); var/std and var_mean/std_mean as torch's std_var_out
+computes them: Welford's update in double (the backends' welford kernel) and, for a float/double
+all-reduce var/std on the CPU, the mean in the input's dtype and the squared deviations summed in
+double (std_var_all_cpu). Complex inputs take two passes (mean, then |x - mean|**2 summed).
 """
 from __future__ import annotations
 
 import math
 import warnings
 from typing import Any
+
+import numpy as np
 
 from .. import backends as _backends
 from .. import dtypes as _dt
@@ -18,7 +22,14 @@ from ..kernels import scalar_reduce as R
 from ..promotion import promote_types
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import MetaBase, allocate, resize_output
-from ..structured.reduce import make_reduction, reduction_shape, resize_reduction, run_reduction, zero_numel_check_dims
+from ..structured.reduce import (
+    make_dim_mask,
+    make_reduction,
+    reduction_shape,
+    resize_reduction,
+    run_reduction,
+    zero_numel_check_dims,
+)
 from ..tensor import Tensor
 from ..warn import user_stacklevel
 from .reductions import (
@@ -140,8 +151,8 @@ reduction("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor
 # ---- var, std, var_mean, std_mean ---------------------------------------------------------------
 def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool, take_sqrt: bool,
              result: Tensor | None = None, mean_result: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
-    """std_var_out / std_var_mean_out: two passes (the mean, then the sum of squared deviations of
-    the input from it) in the input's real dtype; float16 computes in float32."""
+    """std_var_out / std_var_mean_out: torch's checks, warning and outputs, then its algorithm for
+    the case (see the module's docstring)."""
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         what = "std and var" if mean_result is None else f"{fname}_mean"
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
@@ -166,9 +177,59 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
         resize_output(mean_result, shape)
     if self._device.type == "meta":
         return result, mean_result
-    x = self
-    if x.dtype is _dt.float16:
+    if self.dtype.is_complex:
+        _complex_two_pass(fname, self, dim, keepdim, shape, dof, take_sqrt, result, mean_result)
+    elif self.numel() == 0:  # torch's trivial reduction
+        op("fill_.Scalar")(result, math.nan)
+        if mean_result is not None:
+            op("fill_.Scalar")(mean_result, math.nan)
+    elif (mean_result is None and self._device.type == "cpu" and out_numel == 1
+          and self.dtype in (_dt.float32, _dt.float64)):
+        op("fill_.Scalar")(result, _std_var_all_cpu(self, correction, take_sqrt))
+    else:
+        _welford(self, dim, correction, take_sqrt, result, mean_result)
+    return result, mean_result
+
+
+def _std_var_all_cpu(self: Tensor, correction: float, take_sqrt: bool) -> float:
+    """std_var_all_cpu: the mean in self's dtype, then the squared deviations summed in double."""
+    mean = op("mean")(self)
+    dev = op("sub.Tensor")(op("to.dtype")(self, _dt.float64), op("to.dtype")(mean, _dt.float64))
+    total = float(op("sum")(op("mul.Tensor")(dev, dev)).item())
+    divisor = max(0.0, self.numel() - correction)
+    var = total / divisor if divisor else (math.nan if total == 0 or math.isnan(total) else math.inf)
+    var = math.sqrt(var) if take_sqrt else var
+    if self.dtype is _dt.float32:
+        with np.errstate(over="ignore"):  # static_cast<float>: out of range is inf
+            return float(np.float32(var))
+    return var
+
+
+def _welford(self: Tensor, dim: Any, correction: float, take_sqrt: bool, result: Tensor,
+             mean_result: Tensor | None) -> None:
+    """std_var_stub: Welford's mean and variance of each output's elements (the backend's kernel),
+    the reduced dims moved last and flattened into rows."""
+    mask = make_dim_mask(dim, self.dim())
+    keep = [d for d in range(self.dim()) if not mask[d]]
+    red = [d for d in range(self.dim()) if mask[d]]
+    rows = math.prod(self._size[d] for d in keep)
+    n = math.prod(self._size[d] for d in red)
+    x = op("permute")(self, keep + red) if self.dim() else self
+    x = op("contiguous")(op("reshape")(x, [rows, n]))
+    if x.dtype not in (_dt.float32, _dt.float64):  # float16 / bfloat16: the accumulator is double anyway
         x = op("to.dtype")(x, _dt.float32)
+    var = allocate((rows,), None, x.dtype, self._device)
+    mean = allocate((rows,), None, x.dtype, self._device)
+    _backends.backend(self._device.type).welford(x, correction, take_sqrt, var, mean)
+    op("copy_")(result, op("reshape")(var, list(result._size)))
+    if mean_result is not None:
+        op("copy_")(mean_result, op("reshape")(mean, list(mean_result._size)))
+
+
+def _complex_two_pass(fname: str, self: Tensor, dim: Any, keepdim: bool, shape: tuple, dof: float, take_sqrt: bool,
+                      result: Tensor, mean_result: Tensor | None) -> None:
+    """A complex input: the mean, then the sum of squared deviations |x - mean|**2 from it."""
+    x = self
     mean = op("mean.dim")(x, dim, True)
     dev = op("sub.Tensor")(x, mean)
     backend = _backends.backend(self._device.type)
@@ -178,7 +239,6 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
         op("copy_")(result, target)
     if mean_result is not None:
         op("copy_")(mean_result, mean if keepdim else op("reshape")(mean, list(shape)))
-    return result, mean_result
 
 
 def _with_mean(self: Tensor, dim: Any, correction: Any, keepdim: bool, name: str, sqrt: bool,
