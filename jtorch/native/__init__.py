@@ -8,6 +8,7 @@ from . import (
     conversion,
     convolution,
     copy,
+    covariance,
     einsum,
     factories,
     fused_optim,
