@@ -32,6 +32,7 @@ from ..structured.reduce import (
 )
 from ..tensor import Tensor
 from ..warn import user_stacklevel
+from .factories import wrapped_scalar_tensor as _w
 from .reductions import (
     infer_dtype_from_optional,
     is_integral,
@@ -500,6 +501,77 @@ backend_kernel("median(Tensor self) -> Tensor", "function, method")(_median_all)
 @backend_kernel("median.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
 def median_out(self: Tensor, *, out: Tensor) -> Tensor:
     value = _median_all(self)
+    if out.dtype is not value.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {value.dtype}, but got {out.dtype} instead")
+    resize_output(out, ())
+    return op("copy_")(out, value)
+
+
+# ---- nanmedian ----------------------------------------------------------------------------------
+def _nanmedian_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
+    """The lower median of each row's non-NaN elements (NaN where there are none): a stable sort of
+    the row (NaN last), then the element of rank (count - 1) // 2 and its index, the one torch's
+    kernel reports."""
+    self = tensors[0]
+    dim = wrap_dim(extras["dim"], self.dim())
+    if self.dim() == 0:
+        op("copy_")(ctx.output(0), self)
+        op("fill_.Scalar")(ctx.output(1), 0)
+        return
+    values, indices = op("sort.stable")(self, stable=True, dim=dim)
+    count = op("sum.dim_IntList")(op("logical_not")(op("isnan")(self)), [dim], True)
+    k = op("clamp_min")(op("div.Tensor_mode")(op("sub.Tensor")(count, _w(1)), _w(2), rounding_mode="floor"), 0)
+    v, i = op("gather")(values, dim, k), op("gather")(indices, dim, k)
+    n = self._size[dim]
+    all_nan = op("eq.Tensor")(count, _w(0))
+    i = op("where.self")(all_nan, op("full_like")(i, _all_nan_index(n)), i)
+    if not extras["keepdim"]:
+        v, i = op("squeeze.dim")(v, dim), op("squeeze.dim")(i, dim)
+    op("copy_")(ctx.output(0), v)
+    op("copy_")(ctx.output(1), i)
+
+
+def _all_nan_index(n: int) -> int:
+    """The index torch reports for a row of n NaNs: its kernel runs libstdc++'s std::nth_element for
+    rank (0 - 1) / 2 == 0 over elements that all compare equal, so only the introselect's swaps move
+    them: each round puts the middle element first and reverses the rest of the range (the
+    unguarded partition), until 3 or fewer remain or the depth limit takes heap_select's swap."""
+    a = np.arange(n)
+    last, depth = n, 2 * (n.bit_length() - 1) if n else 0
+    while last > 3:
+        if depth == 0:
+            return int(a[0])
+        depth -= 1
+        mid = last // 2
+        a[0], a[mid] = a[mid], a[0]
+        a[1:last] = a[1:last][::-1].copy()
+        last = 1 + (last - 1) // 2  # the cut: rank 0 stays left of it
+    return int(a[0])
+
+
+reduction("nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, "
+          "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+          "nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+          _median_meta, _nanmedian_impl)
+
+
+def _nanmedian_all(self: Tensor) -> Tensor:
+    """nanmedian_impl: the lower median of the non-NaN elements (NaN for none, or an empty tensor)."""
+    if self.numel() and (self.dtype is _dt.bool or self.dtype.is_complex) and self._device.type != "meta":
+        raise not_implemented("median_cpu", self.dtype)
+    if self.numel() == 0:
+        return op("full")([], math.nan, dtype=self.dtype, device=self._device) if not is_integral(self.dtype) \
+            else op("full")([], -(2 ** 63) if self.dtype is _dt.int64 else 0, dtype=self.dtype, device=self._device)
+    values, _ = op("nanmedian.dim")(op("reshape")(self, [-1]), 0)
+    return op("reshape")(values, [])
+
+
+backend_kernel("nanmedian(Tensor self) -> Tensor", "function, method")(_nanmedian_all)
+
+
+@backend_kernel("nanmedian.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
+def nanmedian_out(self: Tensor, *, out: Tensor) -> Tensor:
+    value = _nanmedian_all(self)
     if out.dtype is not value.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {value.dtype}, but got {out.dtype} instead")
     resize_output(out, ())
