@@ -12,6 +12,7 @@ from . import (
     einsum,
     factories,
     fused_optim,
+    gradient,
     grids,
     index_ops,
     indexing,
