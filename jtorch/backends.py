@@ -290,6 +290,12 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
     def histc(self, src: Tensor, lo: float, hi: float, out: Tensor) -> None:
         raise self._missing("histc")
 
+    def welford(self, src: Tensor, correction: float, take_sqrt: bool, var: Tensor, mean: Tensor) -> None:
+        """Per row of a C-contiguous (rows, n) float32/float64 src: var (or std with take_sqrt) with
+        `correction` and the mean, by Welford's update as torch's std_var kernel; var and mean are
+        contiguous 1-D of src's dtype."""
+        raise self._missing("welford")
+
     # ---- ranges (optional: where a backend does not implement them, the host computes the values) -----------
     def arange(self, out: Tensor, start: Any, step: Any, chunk: int, vec: int) -> None:
         """arange's values computed on the device into a 1-D out, chunked as the host's (chunk

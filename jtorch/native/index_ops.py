@@ -54,6 +54,31 @@ def _shape_vec(size: tuple) -> str:
     return " ".join(str(s) for s in size)
 
 
+def _empty_with_index(self: Tensor, index: Tensor) -> bool:
+    return self.numel() == 0 and index.numel() != 0 and self._device.type != "meta"
+
+
+def _restrided_numel(t: Tensor, dim: int, num: int) -> int:
+    """t viewed with index.numel() elements of stride 0 along dim, as index_fill / index_copy build
+    their iterator's operand: as_strided's storage check (torch's setStorage text when t is empty
+    and its storage too small), then the number of elements the kernel visits."""
+    size, stride = list(t._size) or [1], list(t._stride) or [1]
+    size[dim], stride[dim] = num, 0
+    if t._device.type != "meta":
+        _op("as_strided")(t, size, stride, t._offset)
+    count = 1
+    for s in size:
+        count *= s
+    return count
+
+
+def _index_fill_checks(self: Tensor, dim: int, index: Tensor) -> None:
+    n = nsize(self, dim)
+    if _restrided_numel(self, dim, index.numel()):
+        check_index_values(index, -n, n, lambda i: IndexError(
+            f"index {i} is out of bounds for dimension {dim} with size {n}"))
+
+
 # ---- index_select ---------------------------------------------------------------------------------
 def _select_range_error(self: Tensor, dim: int, n: int, size: tuple, out: Tensor | None) -> Any:
     """index_select_out_cpu_'s text for a bad index depends on its path: an empty self of 2+ dims and
@@ -170,7 +195,10 @@ def _begin(ctx: MetaBase, self: Tensor, index: Tensor, lo: int, hi: int, error: 
 
 def _index_add_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     self, index, source = tensors
-    _index_func_meta(ctx, self, wrap_dim(extras["dim"], len(self._size)), index, source, "index_add")
+    dim = wrap_dim(extras["dim"], len(self._size))
+    _index_func_meta(ctx, self, dim, index, source, "index_add")
+    if _empty_with_index(self, index) and len(self._size) <= 1:  # torch's 1-D loop checks; 2+ dims return
+        check_index_values(index, 0, nsize(self, dim), _index_range_error)
 
 
 def _index_add_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
@@ -202,9 +230,18 @@ def _index_reduce_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     reduce = extras["reduce"]
     if reduce not in _REDUCES:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
-    _index_func_meta(ctx, self, wrap_dim(extras["dim"], len(self._size)), index, source, "index_reduce")
+    dim = wrap_dim(extras["dim"], len(self._size))
+    _index_func_meta(ctx, self, dim, index, source, "index_reduce")
     if self._device.type != "meta":  # the CPU/CUDA kernel's first lines (the impl is skipped when empty)
         _index_reduce_kernel_checks(self.dtype, extras["include_self"])
+    if _empty_with_index(self, index):  # what the skipped impl would raise
+        out, n = ctx.output(0), nsize(self, dim)
+        if not extras["include_self"]:
+            _index_fill_checks(out, dim, index)
+        if len(self._size) > 1 and n == 0:  # its first result.select(dim, 0)
+            raise IndexError(f"select(): index 0 out of range for tensor of size {shape_str(self._size)} at "
+                             f"dimension {dim}")
+        check_index_values(index, 0, n, _index_range_error)
 
 
 def _index_reduce_kernel_checks(dtype: _dt.dtype, include_self: bool) -> None:
@@ -285,6 +322,11 @@ def _index_copy_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
         raise IndexError(f"index_copy_(): Number of indices ({num}) should be equal to source.size(dim) "
                          f"({source._size[dim]})")
     ctx.set_output_raw_strided(0, self._size, None, self.dtype, self._device)
+    if _empty_with_index(self, index):  # what the skipped impl would raise
+        out, n = ctx.output(0), nsize(self, dim)
+        if _restrided_numel(out, dim, num):
+            check_index_values(index, 0, n, lambda v: IndexError(
+                f"index_copy_(): index {v} is out of bounds for dimension {dim} with size {n}"))
 
 
 def _index_copy_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
@@ -328,10 +370,8 @@ def index_fill__scalar(self: Tensor, dim: int, index: Tensor, value: Any) -> Ten
     dim = wrap_dim(dim, max(len(self._size), 1))
     if len(index._size) > 1:
         raise RuntimeError("Index has to be a vector/scalar")
-    n = nsize(self, dim)
     v = checked_scalar(self.dtype, value)
-    check_index_values(index, -n, n, lambda i: IndexError(
-        f"index {i} is out of bounds for dimension {dim} with size {n}"))
+    _index_fill_checks(self, dim, index)
     if index.numel():
         _index_scatter(self, dim, index, v, M.SCATTER)
     return self
@@ -471,7 +511,7 @@ def _take_along_dim_args(self: Tensor, indices: Tensor, dim: int | None) -> tupl
     ids[dim] = nsize(self, dim)
     sb = _op("broadcast_to")(self, infer_size(tuple(ids), self._size)) if self._size else self
     n = nsize(self, dim)
-    if n and indices._device.type != "meta":  # torch 2.13 wraps every value into [0, size)
+    if indices._device.type != "meta":  # torch 2.13 wraps every value into [0, size) (size 0: ZeroDivisionError)
         from .factories import wrapped_scalar_tensor
 
         ib = _op("remainder.Tensor")(ib, wrapped_scalar_tensor(n))

@@ -120,6 +120,8 @@ def _check_bounds(size: tuple, entries: list, bshape: tuple) -> None:
     The kernel reads only the indices it iterates over: none when they broadcast to nothing."""
     if 0 in bshape:
         return
+    if any(e is not None and size[i] == 0 for i, e in enumerate(entries)):  # AdvancedIndex's own check
+        raise IndexError("index is out of bounds for dimension with size 0")
     k = 0
     for i, e in enumerate(entries):
         if e is None:

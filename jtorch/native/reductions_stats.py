@@ -1,14 +1,18 @@
 """Reductions built on the same iterator and stub as reductions.py: nansum, nanmean, count_nonzero,
 aminmax, var/std (and var_mean/std_mean), linalg.vector_norm (and the aten norm overloads),
 logsumexp and median. Schemas are PyTorch's; kernels follow PyTorch's ReduceOps.cpp, composites
-where PyTorch composes (nanmean, logsumexp) and two passes for var/std (mean, then the sum of
-squared deviations: as accurate as Welford's update, with the cascade sum).
+where PyTorch composes (nanmean, logsumexp); var/std and var_mean/std_mean as torch's std_var_out
+computes them: Welford's update in double (the backends' welford kernel) and, for a float/double
+all-reduce var/std on the CPU, the mean in the input's dtype and the squared deviations summed in
+double (std_var_all_cpu). Complex inputs take two passes (mean, then |x - mean|**2 summed).
 """
 from __future__ import annotations
 
 import math
 import warnings
 from typing import Any
+
+import numpy as np
 
 from .. import backends as _backends
 from .. import dtypes as _dt
@@ -18,9 +22,17 @@ from ..kernels import scalar_reduce as R
 from ..promotion import promote_types
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import MetaBase, allocate, resize_output
-from ..structured.reduce import make_reduction, reduction_shape, resize_reduction, run_reduction, zero_numel_check_dims
+from ..structured.reduce import (
+    make_dim_mask,
+    make_reduction,
+    reduction_shape,
+    resize_reduction,
+    run_reduction,
+    zero_numel_check_dims,
+)
 from ..tensor import Tensor
 from ..warn import user_stacklevel
+from .factories import wrapped_scalar_tensor as _w
 from .reductions import (
     infer_dtype_from_optional,
     is_integral,
@@ -140,8 +152,8 @@ reduction("aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor
 # ---- var, std, var_mean, std_mean ---------------------------------------------------------------
 def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool, take_sqrt: bool,
              result: Tensor | None = None, mean_result: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
-    """std_var_out / std_var_mean_out: two passes (the mean, then the sum of squared deviations of
-    the input from it) in the input's real dtype; float16 computes in float32."""
+    """std_var_out / std_var_mean_out: torch's checks, warning and outputs, then its algorithm for
+    the case (see the module's docstring)."""
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         what = "std and var" if mean_result is None else f"{fname}_mean"
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
@@ -166,9 +178,59 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
         resize_output(mean_result, shape)
     if self._device.type == "meta":
         return result, mean_result
-    x = self
-    if x.dtype is _dt.float16:
+    if self.dtype.is_complex:
+        _complex_two_pass(fname, self, dim, keepdim, shape, dof, take_sqrt, result, mean_result)
+    elif self.numel() == 0:  # torch's trivial reduction
+        op("fill_.Scalar")(result, math.nan)
+        if mean_result is not None:
+            op("fill_.Scalar")(mean_result, math.nan)
+    elif (mean_result is None and self._device.type == "cpu" and out_numel == 1
+          and self.dtype in (_dt.float32, _dt.float64)):
+        op("fill_.Scalar")(result, _std_var_all_cpu(self, correction, take_sqrt))
+    else:
+        _welford(self, dim, correction, take_sqrt, result, mean_result)
+    return result, mean_result
+
+
+def _std_var_all_cpu(self: Tensor, correction: float, take_sqrt: bool) -> float:
+    """std_var_all_cpu: the mean in self's dtype, then the squared deviations summed in double."""
+    mean = op("mean")(self)
+    dev = op("sub.Tensor")(op("to.dtype")(self, _dt.float64), op("to.dtype")(mean, _dt.float64))
+    total = float(op("sum")(op("mul.Tensor")(dev, dev)).item())
+    divisor = max(0.0, self.numel() - correction)
+    var = total / divisor if divisor else (math.nan if total == 0 or math.isnan(total) else math.inf)
+    var = math.sqrt(var) if take_sqrt else var
+    if self.dtype is _dt.float32:
+        with np.errstate(over="ignore"):  # static_cast<float>: out of range is inf
+            return float(np.float32(var))
+    return var
+
+
+def _welford(self: Tensor, dim: Any, correction: float, take_sqrt: bool, result: Tensor,
+             mean_result: Tensor | None) -> None:
+    """std_var_stub: Welford's mean and variance of each output's elements (the backend's kernel),
+    the reduced dims moved last and flattened into rows."""
+    mask = make_dim_mask(dim, self.dim())
+    keep = [d for d in range(self.dim()) if not mask[d]]
+    red = [d for d in range(self.dim()) if mask[d]]
+    rows = math.prod(self._size[d] for d in keep)
+    n = math.prod(self._size[d] for d in red)
+    x = op("permute")(self, keep + red) if self.dim() else self
+    x = op("contiguous")(op("reshape")(x, [rows, n]))
+    if x.dtype not in (_dt.float32, _dt.float64):  # float16 / bfloat16: the accumulator is double anyway
         x = op("to.dtype")(x, _dt.float32)
+    var = allocate((rows,), None, x.dtype, self._device)
+    mean = allocate((rows,), None, x.dtype, self._device)
+    _backends.backend(self._device.type).welford(x, correction, take_sqrt, var, mean)
+    op("copy_")(result, op("reshape")(var, list(result._size)))
+    if mean_result is not None:
+        op("copy_")(mean_result, op("reshape")(mean, list(mean_result._size)))
+
+
+def _complex_two_pass(fname: str, self: Tensor, dim: Any, keepdim: bool, shape: tuple, dof: float, take_sqrt: bool,
+                      result: Tensor, mean_result: Tensor | None) -> None:
+    """A complex input: the mean, then the sum of squared deviations |x - mean|**2 from it."""
+    x = self
     mean = op("mean.dim")(x, dim, True)
     dev = op("sub.Tensor")(x, mean)
     backend = _backends.backend(self._device.type)
@@ -178,7 +240,6 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
         op("copy_")(result, target)
     if mean_result is not None:
         op("copy_")(mean_result, mean if keepdim else op("reshape")(mean, list(shape)))
-    return result, mean_result
 
 
 def _with_mean(self: Tensor, dim: Any, correction: Any, keepdim: bool, name: str, sqrt: bool,
@@ -440,6 +501,77 @@ backend_kernel("median(Tensor self) -> Tensor", "function, method")(_median_all)
 @backend_kernel("median.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
 def median_out(self: Tensor, *, out: Tensor) -> Tensor:
     value = _median_all(self)
+    if out.dtype is not value.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {value.dtype}, but got {out.dtype} instead")
+    resize_output(out, ())
+    return op("copy_")(out, value)
+
+
+# ---- nanmedian ----------------------------------------------------------------------------------
+def _nanmedian_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
+    """The lower median of each row's non-NaN elements (NaN where there are none): a stable sort of
+    the row (NaN last), then the element of rank (count - 1) // 2 and its index, the one torch's
+    kernel reports."""
+    self = tensors[0]
+    dim = wrap_dim(extras["dim"], self.dim())
+    if self.dim() == 0:
+        op("copy_")(ctx.output(0), self)
+        op("fill_.Scalar")(ctx.output(1), 0)
+        return
+    values, indices = op("sort.stable")(self, stable=True, dim=dim)
+    count = op("sum.dim_IntList")(op("logical_not")(op("isnan")(self)), [dim], True)
+    k = op("clamp_min")(op("div.Tensor_mode")(op("sub.Tensor")(count, _w(1)), _w(2), rounding_mode="floor"), 0)
+    v, i = op("gather")(values, dim, k), op("gather")(indices, dim, k)
+    n = self._size[dim]
+    all_nan = op("eq.Tensor")(count, _w(0))
+    i = op("where.self")(all_nan, op("full_like")(i, _all_nan_index(n)), i)
+    if not extras["keepdim"]:
+        v, i = op("squeeze.dim")(v, dim), op("squeeze.dim")(i, dim)
+    op("copy_")(ctx.output(0), v)
+    op("copy_")(ctx.output(1), i)
+
+
+def _all_nan_index(n: int) -> int:
+    """The index torch reports for a row of n NaNs: its kernel runs libstdc++'s std::nth_element for
+    rank (0 - 1) / 2 == 0 over elements that all compare equal, so only the introselect's swaps move
+    them: each round puts the middle element first and reverses the rest of the range (the
+    unguarded partition), until 3 or fewer remain or the depth limit takes heap_select's swap."""
+    a = np.arange(n)
+    last, depth = n, 2 * (n.bit_length() - 1) if n else 0
+    while last > 3:
+        if depth == 0:
+            return int(a[0])
+        depth -= 1
+        mid = last // 2
+        a[0], a[mid] = a[mid], a[0]
+        a[1:last] = a[1:last][::-1].copy()
+        last = 1 + (last - 1) // 2  # the cut: rank 0 stays left of it
+    return int(a[0])
+
+
+reduction("nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, "
+          "Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+          "nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
+          _median_meta, _nanmedian_impl)
+
+
+def _nanmedian_all(self: Tensor) -> Tensor:
+    """nanmedian_impl: the lower median of the non-NaN elements (NaN for none, or an empty tensor)."""
+    if self.numel() and (self.dtype is _dt.bool or self.dtype.is_complex) and self._device.type != "meta":
+        raise not_implemented("median_cpu", self.dtype)
+    if self.numel() == 0:
+        return op("full")([], math.nan, dtype=self.dtype, device=self._device) if not is_integral(self.dtype) \
+            else op("full")([], -(2 ** 63) if self.dtype is _dt.int64 else 0, dtype=self.dtype, device=self._device)
+    values, _ = op("nanmedian.dim")(op("reshape")(self, [-1]), 0)
+    return op("reshape")(values, [])
+
+
+backend_kernel("nanmedian(Tensor self) -> Tensor", "function, method")(_nanmedian_all)
+
+
+@backend_kernel("nanmedian.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
+def nanmedian_out(self: Tensor, *, out: Tensor) -> Tensor:
+    value = _nanmedian_all(self)
     if out.dtype is not value.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {value.dtype}, but got {out.dtype} instead")
     resize_output(out, ())

@@ -187,6 +187,14 @@ def scatter_checks(ctx: MetaBase, self: Tensor, dim: int, index: Tensor, src: Te
             raise RuntimeError("reduce argument must be either add or multiply.")
 
 
+def check_empty_self(self: Tensor, dim: int, index: Tensor) -> None:
+    """An empty self with a non-empty index: every value is out of range. The wrapper skips the
+    impl of an empty output, so the meta raises the kernel's text here (torch's kernel still runs)."""
+    if self.numel() == 0 and index.numel() and self._device.type != "meta":
+        size = nsize(self, dim)
+        check_index_values(index, 0, size, out_of_bounds(dim, size))
+
+
 def scatter_into(out: Tensor, dim: int, index: Tensor, src: Any, m: M.IndexMap, extras: tuple = ()) -> None:
     """out's elements at index along dim combined with src's (a tensor, or a value)."""
     shape = nshape(index)
@@ -230,8 +238,9 @@ def _scatter_family(src_is_tensor: bool, legacy_reduce: bool) -> None:
 
     def meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
         self, index = tensors[0], tensors[1]
-        scatter_checks(ctx, self, wrap_dim(extras["dim"], len(self._size)), index,
-                       tensors[2] if src_is_tensor else None, extras.get("reduce"))
+        dim = wrap_dim(extras["dim"], len(self._size))
+        scatter_checks(ctx, self, dim, index, tensors[2] if src_is_tensor else None, extras.get("reduce"))
+        check_empty_self(self, dim, index)
 
     def impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
         global _warned_legacy
@@ -264,7 +273,9 @@ for _src in (True, False):
 
 def _scatter_add_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     self, index, src = tensors
-    scatter_checks(ctx, self, wrap_dim(extras["dim"], len(self._size)), index, src)
+    dim = wrap_dim(extras["dim"], len(self._size))
+    scatter_checks(ctx, self, dim, index, src)
+    check_empty_self(self, dim, index)
 
 
 def _scatter_add_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
@@ -283,7 +294,11 @@ structured("scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, T
 
 def _scatter_reduce_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     self, index, src = tensors
-    scatter_checks(ctx, self, wrap_dim(extras["dim"], len(self._size)), index, src, extras["reduce"], True)
+    dim = wrap_dim(extras["dim"], len(self._size))
+    scatter_checks(ctx, self, dim, index, src, extras["reduce"], True)
+    if self.numel() == 0 and index.numel():
+        _dtype_dispatch("tensor", self.dtype, _NEW[extras["reduce"]])
+    check_empty_self(self, dim, index)
 
 
 def _scatter_reduce_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:

@@ -120,6 +120,7 @@ class CPUBackend(Backend):
     isin = _lazy("sort", "_isin")
     bincount = _lazy("sort", "_bincount")
     histc = _lazy("sort", "_histc")
+    welford = _lazy("welford", "welford")
 
     def kthvalue(self, src: Any, k: int, dim: int, keepdim: bool, values: Any, indices: Any) -> None:
         from .sort import _topk

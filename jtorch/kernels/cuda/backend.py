@@ -62,6 +62,7 @@ class CUDABackend(Backend):
     isin = _lazy("sort", "_isin")
     bincount = _lazy("sort", "_bincount")
     histc = _lazy("sort", "_histc")
+    welford = _lazy("welford", "welford")
     # ranges on the device
     arange = _lazy("ranges", "arange")
     linspace = _lazy("ranges", "linspace")
