@@ -80,6 +80,9 @@ def _exponential_race(self: Tensor, n_sample: int, generator: Any, out: Tensor) 
     """Without replacement (or one draw): the n_sample largest p / q, q ~ Exp(1), in order (the
     Gumbel-max trick in ATen's form), after ATen's checks of the whole distribution."""
     p = host_values(self)
+    if p.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
     if not (np.all(p >= 0) and np.all(p < np.inf)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if np.any(p.reshape(-1, p.shape[-1]).sum(axis=1) == 0):
@@ -98,6 +101,10 @@ def _exponential_race(self: Tensor, n_sample: int, generator: Any, out: Tensor) 
 @runs_below_inplace_or_view
 def multinomial_out_kernel(self: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None,
                            out: Tensor) -> Tensor:
+    if self.is_meta:  # the meta registration (Python code in PyTorch) checks only this
+        if not 0 < self.dim() <= 2:
+            raise RuntimeError(f"The probability distributions dimensions must be 1 or 2, but got {self.dim()}")
+        return resize_(out, (num_samples,) if self.dim() == 1 else (self._size[0], num_samples))
     _check_multinomial(self, num_samples, replacement, out)
     resize_(out, (num_samples,) if self.dim() == 1 else (self._size[0], num_samples))
     if out.numel() == 0:
@@ -105,11 +112,6 @@ def multinomial_out_kernel(self: Tensor, num_samples: int, replacement: bool = F
     if not replacement or num_samples == 1:
         _exponential_race(self, num_samples, generator, out)
         return out
-    if self.is_meta:
-        host_values(self)  # the data-dependent checks need values: torch's text for meta
-    if self._size[-1] == 0:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
-                           "identity.")
     backend(self._device.type).multinomial_with_replacement(out, generator, self, num_samples)
     return out
 
@@ -125,10 +127,11 @@ def multinomial_kernel(self: Tensor, num_samples: int, replacement: bool = False
 # ---- poisson, binomial, gamma, dirichlet --------------------------------------------------------------------
 @poisson.impl_backends
 def poisson_kernel(self: Tensor, generator: Any = None) -> Tensor:
+    if self.is_meta:
+        return empty_like.op(self, memory_format=contiguous_format)
     if not self.dtype.is_floating_point:
         raise not_implemented("poisson_cpu", self.dtype)
-    rates = host_values(self)  # meta: torch's text for a check that needs values
-    if not np.all(rates >= 0):
+    if not np.all(host_values(self) >= 0):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     out = empty_like.op(self, memory_format=contiguous_format)
     if out.numel():
@@ -156,7 +159,7 @@ def binomial_kernel(count: Tensor, prob: Tensor, generator: Any = None) -> Tenso
 @standard_gamma.impl_backends
 def standard_gamma_kernel(self: Tensor, generator: Any = None) -> Tensor:
     if self.is_meta:
-        host_values(self)
+        return empty_like.op(self, memory_format=contiguous_format)
     if self.dtype not in _FLOAT_DOUBLE:
         raise not_implemented("gamma_cpu", self.dtype)
     out = empty_like.op(self, memory_format=contiguous_format)
@@ -167,6 +170,8 @@ def standard_gamma_kernel(self: Tensor, generator: Any = None) -> Tensor:
 
 @standard_gamma_grad.impl_backends
 def standard_gamma_grad_kernel(self: Tensor, output: Tensor) -> Tensor:
+    if self.is_meta or output.is_meta:
+        raise _no_meta("_standard_gamma_grad")
     shape = infer_size(tuple(self._size), tuple(output._size))
     if output.dtype is not self.dtype:
         raise RuntimeError(f"Found dtype {SCALAR_TYPE_NAME[output.dtype]} but expected "
@@ -174,7 +179,7 @@ def standard_gamma_grad_kernel(self: Tensor, output: Tensor) -> Tensor:
     if self.dtype not in _FLOAT_DOUBLE:
         raise not_implemented("_standard_gamma_grad_cpu", self.dtype)
     out = _empty(shape, self.dtype, self._device)
-    if out.numel() and not out.is_meta:
+    if out.numel():
         backend(self._device.type).standard_gamma_grad(out, self, output)
     return out
 
@@ -210,6 +215,10 @@ def _fmt(self: Tensor, v: float) -> str:
     return repr(float(v)) if self.is_meta else _g(v)
 
 
+def _meta_dtype(d: _dt.dtype) -> str:
+    return "torch." + str(d).rsplit(".", 1)[-1]
+
+
 def _uniform_double(self: Tensor, generator: Any) -> Tensor:
     u = _empty(self._size, _dt.float64, self._device)
     return uniform_.op(u, 0.0, 1.0, generator=generator)
@@ -220,6 +229,9 @@ def _uniform_double(self: Tensor, generator: Any) -> Tensor:
 def cauchy_kernel(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(self, sigma)}")
+    if self.is_meta and not self.dtype.is_floating_point:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution.         dtype must be a "
+                           f"floating point but you specified {_meta_dtype(self.dtype)}")
     if not self.dtype.is_floating_point:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
                            f"point but you specified {TYPE_META_NAME[self.dtype]}")
@@ -239,6 +251,8 @@ def cauchy_kernel(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, gene
 def log_normal_kernel(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(self, std)}")
+    if self.is_meta and not self.dtype.is_floating_point:
+        raise RuntimeError(f"log_normal not implemented for {_meta_dtype(self.dtype)}")
     if self.is_meta or self.numel() == 0:
         return self
     if not self.dtype.is_floating_point:
@@ -253,9 +267,11 @@ def log_normal_kernel(self: Tensor, mean: float = 1.0, std: float = 2.0, *, gene
 def geometric_kernel(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     if not 0.0 < p < 1.0:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(self, p)}")
+    d = self.dtype
+    if self.is_meta and (d is _dt.bool or d.is_complex):
+        raise RuntimeError(f"geometric not implemented for {_meta_dtype(d)}")
     if self.is_meta or self.numel() == 0:
         return self
-    d = self.dtype
     if d is _dt.bool or d.is_complex:
         raise not_implemented("geometric_cpu", d)
     u = _uniform_double(self, generator)  # ceil(log(u) / log1p(-p))

@@ -16,6 +16,7 @@ from numba.extending import overload
 
 from .. import scalar_random as sr
 from ..common.cache import enable_package_cache
+from ..common.multinomial import cumulative_rows
 from .chunk_clock import now_ns
 from .host import numpy_view
 from .threads import launch_parallel, num_chunks
@@ -128,31 +129,11 @@ def _multinomial_serial(n: int, nchunks: int, *args: Any) -> None:
     _multinomial_chunks(n, 1, *args)
 
 
-_NEG = "invalid multinomial distribution (encountering probability entry < 0)"
-_INF = "invalid multinomial distribution (encountering probability entry = infinity or NaN)"
-_SUM = "invalid multinomial distribution (sum of probabilities <= 0)"
-
-
 def multinomial_with_replacement(result: Any, rng: np.random.Generator, probs: Any, n_sample: int) -> None:
     """result (rows x n_sample, or n_sample for a 1-D probs): draws from each row's categorical
     distribution, checked row by row as ATen's kernel checks them."""
-    p = np.asarray(numpy_view(probs), dtype=np.float64)
-    p = p.reshape(1, -1) if p.ndim == 1 else p
-    rows, ncat = p.shape
-    bad = ~(p >= 0) | ~np.isfinite(p)
-    sums = p.sum(axis=1)  # NaN where a bad element is: that row stops at the element first
-    cum = np.cumsum(p, axis=1)
-    first_bad = int(np.argmax(bad.any(axis=1))) if bad.any() else rows
-    nonpos = ~(sums > 0)
-    first_sum = int(np.argmax(nonpos)) if nonpos.any() else rows
-    if first_bad < rows and first_bad <= first_sum:
-        row = p[first_bad]
-        j = int(np.argmax(bad[first_bad]))
-        raise RuntimeError(_NEG if not row[j] >= 0 else _INF)
-    if first_sum < rows:
-        raise RuntimeError(_SUM)
-    cum /= cum[:, -1:]
-    cum[:, -1] = 1.0
+    cum = cumulative_rows(np.asarray(numpy_view(probs)))
+    rows = cum.shape[0]
     out = np.empty((rows, n_sample), np.int64)
     n = rows * n_sample
     k0, k1 = key(rng)
