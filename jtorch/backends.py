@@ -215,6 +215,27 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
     def randperm(self, t: Tensor, generator: Generator, n: int) -> None:
         raise self._missing("randperm")
 
+    def multinomial_with_replacement(self, result: Tensor, generator: Generator, probs: Tensor, n_sample: int) -> None:
+        """result[r, s] (result[s] for a 1-D probs): category draws from each row of probs (1-D or 2-D,
+        floating), rows checked as ATen's kernel checks them (negative, non-finite, zero sum)."""
+        raise self._missing("multinomial_with_replacement")
+
+    def poisson(self, t: Tensor, generator: Generator, rates: Tensor) -> None:
+        """t = Poisson samples of rates (t's shape; rates checked non-negative by the caller)."""
+        raise self._missing("poisson")
+
+    def binomial(self, t: Tensor, generator: Generator, count: Tensor, prob: Tensor) -> None:
+        """t = binomial samples; count and prob broadcast to t's shape."""
+        raise self._missing("binomial")
+
+    def standard_gamma(self, t: Tensor, generator: Generator, alpha: Tensor) -> None:
+        """t = Gamma(alpha, 1) samples, at least the smallest normal number of t's dtype."""
+        raise self._missing("standard_gamma")
+
+    def standard_gamma_grad(self, t: Tensor, alpha: Tensor, x: Tensor) -> None:
+        """t = d x / d alpha of Gamma(alpha) samples x (ATen's approximation); alpha, x of t's shape."""
+        raise self._missing("standard_gamma_grad")
+
     # ---- indexing --------------------------------------------------------------------------------------------
     def index(self, out: Tensor, self_: Tensor, indices: Sequence[Any]) -> None:
         """out = self_[indices] (advanced indexing; entries are tensors, slices or None)."""

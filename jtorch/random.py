@@ -6,7 +6,9 @@ argument like a tensor (`Generator?` in schemas): it contributes its device's ba
 """
 from __future__ import annotations
 
+import contextlib
 import secrets
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,7 @@ from .storage import CPUStorage
 from .tensor import Tensor
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state"]
+           "set_rng_state", "fork_rng"]
 
 DEFAULT_RNG_SEED = 67280421310721  # c10::default_rng_seed_val
 _STATE_SIZE = 48  # seed, PCG64 state and increment, the cached 32-bit half
@@ -161,3 +163,33 @@ def set_rng_state(new_state: Any) -> None:
 def generator_rng(generator: Generator | None) -> np.random.Generator:
     """The NumPy generator a CPU kernel draws from (`generator` or the default one)."""
     return (generator if generator is not None else default_generator)._rng
+
+
+@contextlib.contextmanager
+def fork_rng(devices: Iterable[Any] | None = None, enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: str = "cuda") -> Iterator[None]:
+    """Run the block with the random states forked: the CPU generator's state, and the CUDA default
+    generator's (jtorch has one CUDA device), are restored when it exits."""
+    if device_type == "meta":
+        yield
+        return
+    if device_type != "cuda":
+        raise RuntimeError(f"torch has no module of `{device_type}`, you should register a module by "
+                           "`torch._register_device_module`.")
+    if not enabled:
+        yield
+        return
+    cpu_state = default_generator.get_state()
+    cuda_seed = _cuda_seed[0]
+    cuda_gen = _cuda_default[0]
+    cuda_state = None if cuda_gen is None else (cuda_gen._seed, cuda_gen._offset)
+    try:
+        yield
+    finally:
+        default_generator.set_state(cpu_state)
+        _cuda_seed[0] = cuda_seed
+        g = _cuda_default[0]
+        if g is not None:  # made inside the block: back to the seed it would have been made with
+            seed_, offset = cuda_state if cuda_state is not None else (cuda_seed, 0)
+            g._set_seed(seed_)
+            g._offset = offset

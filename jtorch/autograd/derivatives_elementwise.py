@@ -153,6 +153,12 @@ ENTRIES = [
     D("random_.to", self=_ZERO),
     D("random_", self=_ZERO),
     D("uniform_", self=_ZERO),
+    # the samplers with parameters (binomial, _sample_dirichlet have no entry: NotImplemented, as in torch)
+    D("cauchy_", self=_ZERO),
+    D("geometric_", self=_ZERO),
+    D("log_normal_", self=_ZERO),
+    D("poisson", self=_ZERO),
+    D("_standard_gamma", self="grad * aten._standard_gamma_grad.default(self, result)"),
     # An in-place comparison keeps self's dtype (x.eq_(y) on floats writes 0.0 and 1.0): zero gradients.
     *[D(f"{op}_.{kind}", self=_ZERO,
         **({"other": "zeros_grad(grad, other.shape, other.dtype)"}  # type: ignore[arg-type]  # formulas only

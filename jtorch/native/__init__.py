@@ -30,6 +30,7 @@ from . import (
     python_methods,
     random,
     random_factories,
+    random_sampling,
     range_factories,
     rearrange,
     reductions,

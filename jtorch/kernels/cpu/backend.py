@@ -13,6 +13,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from ...backends import Backend, LazyMethod, register_backend
 from ...random import generator_rng
 from ...storage import CPUStorage
@@ -100,6 +102,34 @@ class CPUBackend(Backend):
 
     def randperm(self, t: Any, generator: Any, n: int) -> None:
         _random.randperm(t, generator_rng(generator), n)
+
+    def multinomial_with_replacement(self, result: Any, generator: Any, probs: Any, n_sample: int) -> None:
+        from . import sampling
+
+        sampling.multinomial_with_replacement(result, generator_rng(generator), probs, n_sample)
+
+    def poisson(self, t: Any, generator: Any, rates: Any) -> None:
+        from . import sampling
+
+        sampling.write(t, sampling.sample(sampling.POISSON, generator_rng(generator), _host.numpy_view(rates)))
+
+    def binomial(self, t: Any, generator: Any, count: Any, prob: Any) -> None:
+        from . import sampling
+
+        c, p = (np.broadcast_to(_host.numpy_view(x), t._size) for x in (count, prob))
+        sampling.write(t, sampling.sample(sampling.BINOMIAL, generator_rng(generator), c, p))
+
+    def standard_gamma(self, t: Any, generator: Any, alpha: Any) -> None:
+        from . import sampling
+
+        vals = sampling.sample(sampling.GAMMA, generator_rng(generator), _host.numpy_view(alpha))
+        sampling.write(t, vals, tiny=True)
+
+    def standard_gamma_grad(self, t: Any, alpha: Any, x: Any) -> None:
+        from . import sampling
+
+        a, v = (np.broadcast_to(_host.numpy_view(y), t._size) for y in (alpha, x))
+        sampling.write(t, sampling.sample(sampling.GAMMA_GRAD, None, a, v))
 
     # ---- indexing ----
     index_map = _lazy("index_map", "run")

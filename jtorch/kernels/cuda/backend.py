@@ -121,6 +121,36 @@ class CUDABackend(Backend):
 
         m.randperm(t, m._generator(generator), n)
 
+    # sampling with parameters: kernels/scalar_random.py's samplers, shared with the CPU
+    def multinomial_with_replacement(self, result: Any, generator: Any, probs: Any, n_sample: int) -> None:
+        from . import random as m
+        from . import sampling
+
+        sampling.multinomial_with_replacement(result, m._generator(generator), probs, n_sample)
+
+    def poisson(self, t: Any, generator: Any, rates: Any) -> None:
+        from . import random as m
+        from . import sampling
+
+        sampling.poisson(t, m._generator(generator), rates)
+
+    def binomial(self, t: Any, generator: Any, count: Any, prob: Any) -> None:
+        from . import random as m
+        from . import sampling
+
+        sampling.binomial(t, m._generator(generator), count, prob)
+
+    def standard_gamma(self, t: Any, generator: Any, alpha: Any) -> None:
+        from . import random as m
+        from . import sampling
+
+        sampling.standard_gamma(t, m._generator(generator), alpha)
+
+    def standard_gamma_grad(self, t: Any, alpha: Any, x: Any) -> None:
+        from . import sampling
+
+        sampling.standard_gamma_grad(t, alpha, x)
+
 
 def register() -> None:
     register_backend(CUDABackend())
