@@ -19,6 +19,7 @@ from . import (
     masks,
     matmul,
     pooling,
+    properties,
     python_indexing,
     python_methods,
     random,
