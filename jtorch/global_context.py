@@ -64,7 +64,7 @@ def alert_not_deterministic(caller: str) -> None:
     raise RuntimeError(f"{caller} does not have a deterministic implementation, but you set "
                        "'torch.use_deterministic_algorithms(True)'. You can turn off determinism just for this "
                        "operation, or you can use the 'warn_only=True' option, if that's acceptable for your "
-                       f"application. {_ISSUES}")
+                       f"application. {_ISSUES.replace('You can', 'You can also', 1)}")
 
 
 _PRECISIONS = ("highest", "high", "medium")

@@ -114,9 +114,9 @@ class Event:
             self._cuda.synchronize()
 
     def elapsed_time(self, end_event: Event) -> float:
-        if not (self.event_flag and end_event.event_flag):
-            raise ValueError("Both events must be created with argument 'enable_timing=True'.")
         if self._cuda is None:
+            if not (self.event_flag and end_event.event_flag):
+                raise ValueError("Both events must be created with argument 'enable_timing=True'.")
             raise RuntimeError(_NO_EVENTS)
         return self._cuda.elapsed_time(end_event._cuda)
 

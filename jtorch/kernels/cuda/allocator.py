@@ -53,6 +53,8 @@ class CachingAllocator:
         self.allocated = 0
         self.peak = 0
         self.reserved = 0
+        self.peak_reserved = 0
+        self.num_ooms = 0
         self.lock = threading.Lock()
 
     def allocate(self, nbytes: int) -> Block:
@@ -66,6 +68,7 @@ class CachingAllocator:
             mem = self._raw(size)
             with self.lock:
                 self.reserved += size
+                self.peak_reserved = max(self.peak_reserved, self.reserved)
         return Block(size, mem[0], mem[1])
 
     def release(self, size: int, mem: Any, ptr: int) -> None:
@@ -94,6 +97,7 @@ class CachingAllocator:
 
     def _oom(self, size: int, free: int, total: int) -> OutOfMemoryError:
         """The CUDACachingAllocator's text for an allocation the device cannot hold."""
+        self.num_ooms += 1
         return OutOfMemoryError(
             f"CUDA out of memory. Tried to allocate {format_size(size)}. GPU 0 has a total capacity of "
             f"{format_size(total)} of which {format_size(free)} is free. Of the allocated memory "
@@ -111,6 +115,7 @@ class CachingAllocator:
     def reset_peak(self) -> None:
         with self.lock:
             self.peak = self.allocated
+            self.peak_reserved = self.reserved
 
 
 class OutOfMemoryError(RuntimeError):
