@@ -16,6 +16,7 @@ from numba import cuda
 
 from ... import dtypes as _dt
 from ...geometry import numel as _numel
+from ...global_context import alert_not_deterministic
 from ...tensor import Tensor
 from ..common.unique import unique_rows
 from . import driver
