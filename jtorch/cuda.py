@@ -13,7 +13,6 @@ from typing import Any
 from .device import _CudaIndex
 from .device import device as _device
 from .kernels.cuda import allocator, driver
-from .kernels.cuda.allocator import OutOfMemoryError
 
 # Calls made before CUDA is initialised (seeds, RNG states) wait here, as torch's _lazy_call queues
 # them; without a GPU they never run, so seeding is silently accepted.
@@ -324,7 +323,7 @@ def memory_summary(device: Any = None, abbreviated: bool = False) -> str:
     stats = memory_stats(device)
     rows = [("Allocated memory", "allocated_bytes"), ("Active memory", "active_bytes"),
             ("GPU reserved memory", "reserved_bytes")]
-    lines = ["=" * 75, " PyTorch CUDA memory summary, device ID {:<32}".format(_index(device)),
+    lines = ["=" * 75, f" PyTorch CUDA memory summary, device ID {_index(device):<32}",
              "-" * 75, "{:<24}| {:>14} | {:>14} |".format("Metric", "Cur Usage", "Peak Usage"), "-" * 75]
     for title, key in rows:
         lines.append("{:<24}| {:>14} | {:>14} |".format(

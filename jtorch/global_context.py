@@ -1,8 +1,9 @@
-"""The process-wide switches of ATen's global context (at::Context) and c10's warning handler.
+"""The process-wide switches of ATen's global context (at::Context).
 
 Deterministic algorithms (with warn_only and the filling of uninitialized memory they turn on)
-and the float32 matmul precision (warn-always is in warn.py, which gives the warnings). A leaf: the kernels read these switches to choose a
-deterministic path, and call :func:`alert_not_deterministic` where they have none.
+and the float32 matmul precision (warn-always is in warn.py, which gives the warnings). A leaf:
+the kernels read these switches to choose a deterministic path, and call
+:func:`alert_not_deterministic` where they have none.
 """
 from __future__ import annotations
 

@@ -251,7 +251,8 @@ _TORCH_NN_MODULES = {
 
 # torch.nn.Module attributes jtorch's modules do not keep (no module backward hooks): a whole module
 # pickled by jtorch carries them empty, so that torch's forward finds them
-_TORCH_ONLY_MODULE_STATE = (("_backward_pre_hooks", collections.OrderedDict), ("_backward_hooks", collections.OrderedDict),
+_TORCH_ONLY_MODULE_STATE = (("_backward_pre_hooks", collections.OrderedDict),
+                            ("_backward_hooks", collections.OrderedDict),
                             ("_is_full_backward_hook", lambda: None))
 
 

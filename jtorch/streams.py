@@ -10,7 +10,6 @@ from typing import Any
 
 from .device import as_device
 
-
 _NO_EVENTS = "cpu backend doesn't support events."
 
 

@@ -19,8 +19,8 @@ import numpy as np
 
 from ... import dtypes as _dt
 from ...geometry import index_map_geometry
-from ...global_context import deterministic
 from ...geometry import numel as _numel
+from ...global_context import deterministic
 from ..common import cache
 from ..scalar_index import IndexMap
 from . import driver, index_codegen
