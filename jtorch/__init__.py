@@ -120,6 +120,9 @@ from .functional import (
 Tensor.norm = _tensor_norm  # type: ignore[method-assign,assignment]  # torch/_tensor.py's Python method, not a
 # generated binding (declared for the type checker in _tensor_python.pyi)
 del _tensor_norm
+from .native.search import unique, unique_consecutive
+
+# isort: split
 # ---- global switches, constants, predicates and device-neutral types (torch/__init__.py's) ----------
 import builtins as _builtins
 import math as _math
@@ -136,7 +139,6 @@ from .global_context import (
 )
 from .kernels.cpu.threads import get_num_interop_threads, set_num_interop_threads
 from .kernels.cuda.allocator import OutOfMemoryError
-from .native.search import unique, unique_consecutive
 from .streams import Event, Stream
 from .warn import is_warn_always_enabled, set_warn_always
 

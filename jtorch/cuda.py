@@ -14,6 +14,8 @@ from .device import _CudaIndex
 from .device import device as _device
 from .kernels.cuda import allocator, driver
 
+OutOfMemoryError = allocator.OutOfMemoryError  # torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+
 # Calls made before CUDA is initialised (seeds, RNG states) wait here, as torch's _lazy_call queues
 # them; without a GPU they never run, so seeding is silently accepted.
 _queued_calls: list = []
