@@ -345,3 +345,21 @@ ALLOC_CASES = [
 def test_allocation_failure_texts(i):
     torch = oracle_torch()
     _same_error(lambda: ALLOC_CASES[i](jtorch), lambda: ALLOC_CASES[i](torch))
+
+
+def test_fill_uninitialized_memory_switch():
+    torch = oracle_torch()
+    import jtorch.utils.deterministic as jd
+    td = torch.utils.deterministic
+    try:
+        assert jd.fill_uninitialized_memory == td.fill_uninitialized_memory
+        _same_error(lambda: setattr(jd, "fill_uninitialized_memory", 1),
+                    lambda: setattr(td, "fill_uninitialized_memory", 1))
+        jd.fill_uninitialized_memory = False
+        jtorch.use_deterministic_algorithms(True)
+        assert jd.fill_uninitialized_memory is False and not global_context.fill_empty()
+        jd.fill_uninitialized_memory = True
+        assert jtorch.isnan(jtorch.empty(4)).all()
+    finally:
+        jd.fill_uninitialized_memory = True
+        td.fill_uninitialized_memory = True

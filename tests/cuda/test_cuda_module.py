@@ -97,3 +97,16 @@ def test_deterministic_alerts_on_cuda():
     jtorch.use_deterministic_algorithms(True, warn_only=True)
     with pytest.warns(UserWarning, match="^_histc_cuda does not have a deterministic implementation"):
         jtorch.histc(x)
+
+
+def test_an_allocation_the_device_cannot_hold():
+    with pytest.raises(jtorch.OutOfMemoryError, match=r"^CUDA out of memory\. Tried to allocate 37252\.90 GiB\."):
+        jtorch.empty(10**13, device="cuda")
+    assert jtorch.cuda.memory_stats()["num_ooms"] >= 1
+    assert issubclass(jtorch.cuda.OutOfMemoryError, RuntimeError)
+
+
+def test_deterministic_mode_fills_empty_cuda_tensors():
+    jtorch.use_deterministic_algorithms(True)
+    assert jtorch.isnan(jtorch.empty(3, device="cuda")).all().item()
+    assert jtorch.empty(2, dtype=jtorch.int32, device="cuda").tolist() == [2**31 - 1] * 2
