@@ -21,6 +21,12 @@ OPTIONS = [
     {"sci_mode": True},
     {"sci_mode": False},
     {"profile": "nonsense"},
+    {"precision": 0},
+    {"linewidth": 10},
+    {"threshold": 0},
+    {"edgeitems": 10, "threshold": 3},
+    {"sci_mode": True, "precision": 1},
+    {"threshold": 20, "linewidth": 200},
 ]
 
 TENSORS = [
@@ -30,6 +36,12 @@ TENSORS = [
     lambda m: m.tensor([[1.123456789, -2.0], [3.5, 100.25]], dtype=m.float64),
     lambda m: m.tensor([1 + 2j, -3.25 - 1j]),
     lambda m: m.linspace(0, 1, 12).reshape(3, 4),
+    lambda m: m.tensor([0.5, 1.25, -3.0], dtype=m.float16),
+    lambda m: m.tensor([True, False, True]),
+    lambda m: m.tensor([1.0, float("inf"), float("nan"), -0.0]),
+    lambda m: m.arange(60, dtype=m.float64).reshape(3, 4, 5) * 1.5,
+    lambda m: m.tensor(2.5),
+    lambda m: m.zeros(2, 0),
 ]
 
 
