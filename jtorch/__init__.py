@@ -136,3 +136,54 @@ Tensor.norm = _tensor_norm  # type: ignore[method-assign,assignment]  # torch/_t
 del _tensor_norm
 from .functional_shape import atleast_1d, atleast_2d, atleast_3d, range, unravel_index
 from .native.search import unique, unique_consecutive
+
+# isort: split
+# ---- global switches, constants, predicates and device-neutral types (torch/__init__.py's) ----------
+import builtins as _builtins
+import math as _math
+
+from ._enums import channels_last_3d
+from .global_context import (
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)
+from .kernels.cpu.threads import get_num_interop_threads, set_num_interop_threads
+from .kernels.cuda.allocator import OutOfMemoryError
+from .streams import Event, Stream
+from .warn import is_warn_always_enabled, set_warn_always
+
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis: None = None
+
+
+def is_tensor(obj: Any, /) -> _builtins.bool:
+    """Returns True if `obj` is a jtorch tensor."""
+    return isinstance(obj, Tensor)
+
+
+def get_device_module(device: device | str | None = None) -> Any:
+    """The module of a device type (`jtorch.cuda`, `jtorch.cpu`); None: the accelerator's, else the CPU's."""
+    import importlib
+
+    if isinstance(device, globals()["device"]):
+        name = device.type
+    elif isinstance(device, str):
+        name = globals()["device"](device).type
+    elif device is None:
+        name = "cuda" if cuda.is_available() else "cpu"
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    module = None
+    if name in ("cpu", "cuda"):
+        module = importlib.import_module("." + name, __name__)
+    if module is None:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.")
+    return module

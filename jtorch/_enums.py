@@ -25,9 +25,10 @@ class layout:
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 preserve_format = memory_format("preserve_format")
+channels_last_3d = memory_format("channels_last_3d")
 strided = layout("strided")
 
-_BY_NAME = {m.name: m for m in (contiguous_format, channels_last, preserve_format)}
+_BY_NAME = {m.name: m for m in (contiguous_format, channels_last, preserve_format, channels_last_3d)}
 
 
 def as_memory_format(m: memory_format | str | None) -> memory_format | None:

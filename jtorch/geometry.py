@@ -58,6 +58,44 @@ def channels_last_strides(size: tuple[int, ...]) -> tuple[int, ...]:
     return (h * w * c, 1, w * c, c)
 
 
+def is_channels_last_3d(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """is_contiguous(memory_format=channels_last_3d): NDHWC order, as is_channels_last for 4-d."""
+    if len(size) != 5:
+        return False
+    expected = 1
+    for d in (1, 4, 3, 2, 0):
+        if size[d] == 0:
+            return True
+        if size[d] != 1 and stride[d] != expected:
+            return False
+        expected *= size[d]
+    return True
+
+
+def channels_last_3d_strides(size: tuple[int, ...]) -> tuple[int, ...]:
+    """get_channels_last_strides_3d: NDHWC strides of an NCDHW size."""
+    if len(size) != 5:
+        raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
+    n, c, d, h, w = size
+    return (d * h * w * c, 1, h * w * c, w * c, c)
+
+
+def is_channels_last_strides_3d(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """c10::is_channels_last_strides_3d_s5: the guess behind suggest_memory_format for 5-d."""
+    if len(size) != 5 or stride[1] == 0:
+        return False
+    mn = 0
+    for d in (1, 4, 3, 2, 0):
+        if size[d] == 0 or stride[d] < mn:
+            return False
+        if d == 0 and mn == stride[1]:
+            return False
+        mn = stride[d]
+        if size[d] > 1:
+            mn *= size[d]
+    return True
+
+
 def is_channels_last_strides_2d(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
     """c10::is_channels_last_strides_2d_s4: the guess behind suggest_memory_format."""
     if len(size) != 4 or stride[1] == 0:

@@ -134,11 +134,16 @@ class _Pickler(pickle._Pickler):
             return (self._g("torch", "Size"), (tuple(obj),))
         if isinstance(obj, jtorch.device):
             return (self._g("torch", "device"), (_location(obj) if obj.type != "cpu" else "cpu",))
+        if _is_module(obj):
+            return _module_reduce(obj)
         return NotImplemented
 
     def save(self, obj: Any, save_persistent_id: bool = True) -> None:
         if isinstance(obj, _dt.dtype):  # torch.float32 is a module-level global
             obj = self._g("torch", _DTYPE_NAMES.get(obj, str(obj).rpartition(".")[2]))
+        elif isinstance(obj, type) and obj.__module__.startswith("jtorch.nn.modules."):
+            # a whole module (torch.save(model)): its class under torch's name, so torch loads it
+            obj = self._g(_torch_module_of(obj), obj.__qualname__)
         super().save(obj, save_persistent_id)  # type: ignore[misc]  # pickle's Python Pickler (not in typeshed)
 
     def persistent_id(self, obj: Any) -> Any:
@@ -237,6 +242,51 @@ def _rebuild_parameter_with_state(data: Tensor, requires_grad: bool, backward_ho
     return param
 
 
+# jtorch.nn classes whose torch module differs from jtorch's (torch: batchnorm.py, instancenorm.py)
+_TORCH_NN_MODULES = {
+    **{f"BatchNorm{d}d": "torch.nn.modules.batchnorm" for d in (1, 2, 3)},
+    **{f"InstanceNorm{d}d": "torch.nn.modules.instancenorm" for d in (1, 2, 3)},
+}
+
+
+# torch.nn.Module attributes jtorch's modules do not keep (no module backward hooks): a whole module
+# pickled by jtorch carries them empty, so that torch's forward finds them
+_TORCH_ONLY_MODULE_STATE = (("_backward_pre_hooks", collections.OrderedDict),
+                            ("_backward_hooks", collections.OrderedDict),
+                            ("_is_full_backward_hook", lambda: None))
+
+
+def _is_module(obj: Any) -> bool:
+    return any(c.__name__ == "Module" and c.__module__ == "jtorch.nn.modules.module" for c in type(obj).__mro__)
+
+
+def _module_reduce(obj: Any) -> Any:
+    rv = obj.__reduce_ex__(DEFAULT_PROTOCOL)
+    state = rv[2]
+    if isinstance(state, dict):
+        state = dict(state)
+        for name, make in _TORCH_ONLY_MODULE_STATE:
+            state.setdefault(name, make())
+        rv = (rv[0], rv[1], state, *rv[3:])
+    return rv
+
+
+def _torch_module_of(cls: type) -> str:
+    return _TORCH_NN_MODULES.get(cls.__qualname__, "torch" + cls.__module__[len("jtorch"):])
+
+
+def _jtorch_nn_class(module: str, name: str) -> Any:
+    """The jtorch.nn class a checkpoint's `torch.nn.modules.<file>.<Name>` names, or None."""
+    if not module.startswith("torch.nn.modules."):
+        return None
+    import jtorch.nn
+
+    cls = getattr(jtorch.nn, name, None)
+    if cls is None and name == "Module":
+        cls = jtorch.nn.Module
+    return cls if isinstance(cls, type) else None
+
+
 def _rebuild_from_type_v2(func: Callable, new_type: Any, args: tuple, state: Any) -> Any:
     return func(*args)
 
@@ -300,20 +350,23 @@ def safe_globals(safe_globals: list[Any]) -> Iterator[None]:
         del _safe_globals[n:]
 
 
+_UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to "
+    "`True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in "
+    "arbitrary code execution. Do it only if you got the file from a trusted source.")
+
+
 def _weights_only_message(detail: str) -> str:
-    return (
-        "Weights only load failed. This file can still be loaded, to do so you have two options, "
-        "do those steps only if you trust the source of the checkpoint. \n"
-        "\t(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
-        "from `False` to `True`. Re-running `jtorch.load` with `weights_only` set to `False` will likely "
-        "succeed, but it can result in arbitrary code execution. Do it only if you got the file from a "
-        "trusted source.\n"
-        "\t(2) Alternatively, to load with `weights_only=True` please check the recommended steps in the "
-        "following error message.\n"
-        f"\tWeightsUnpickler error: {detail}\n\n"
-        "Check the documentation of torch.load to learn more about types accepted by default with "
-        "weights_only https://pytorch.org/docs/stable/generated/torch.load.html."
-    )
+    """torch.load's text around a WeightsUnpickler error (with its bold escape codes)."""
+    docs = ("\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
+            "weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
+    if "was not an allowed global by default." in detail:
+        return ("Weights only load failed. This file can still be loaded, to do so you have two options, "
+                "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "
+                f"\n\t(1) {_UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` please check "
+                "the recommended steps in the following error message.\n\tWeightsUnpickler error: " + detail + docs)
+    return (f"Weights only load failed. {_UNSAFE_MESSAGE}\nPlease file an issue with the following so that we can "
+            "make `weights_only=True` compatible with your use case: WeightsUnpickler error: \n\n" + detail + docs)
 
 
 class _Unpickler(pickle.Unpickler):
@@ -340,11 +393,15 @@ class _Unpickler(pickle.Unpickler):
             g, gname = (g if isinstance(g, tuple) else (g, f"{g.__module__}.{g.__qualname__}"))
             if gname == full:
                 return g
+        if not self.weights_only:
+            cls = _jtorch_nn_class(module, name)
+            if cls is not None:
+                return cls
         if self.weights_only:
             raise pickle.UnpicklingError(_weights_only_message(
                 f"Unsupported global: GLOBAL {full} was not an allowed global by default. Please use "
-                f"`jtorch.serialization.add_safe_globals([{full}])` or the "
-                f"`jtorch.serialization.safe_globals([{full}])` context manager to allowlist this global "
+                f"`torch.serialization.add_safe_globals([{full}])` or the "
+                f"`torch.serialization.safe_globals([{full}])` context manager to allowlist this global "
                 "if you trust this class/function."
             ))
         if module.startswith("torch") and module.split(".")[0] == "torch":
@@ -376,6 +433,29 @@ def _resolve_device(location: str, map_location: Any) -> jtorch.device:
     return dev
 
 
+def _weights_only_from_environment(weights_only: bool | None) -> bool:
+    """The default (True) and torch's overrides: TORCH_FORCE_WEIGHTS_ONLY_LOAD forces True;
+    TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD makes an unset weights_only False (with a warning)."""
+    true_values = ("1", "y", "yes", "true")
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in true_values
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force:
+        return True
+    if weights_only is None:
+        if force_no:
+            import warnings
+
+            warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+                          "`weights_only` argument was not explicitly passed to `torch.load`, forcing "
+                          "weights_only=False.", UserWarning, stacklevel=3)
+            return False
+        return True
+    return weights_only
+
+
 def load(
     f: str | os.PathLike | IO[bytes],
     map_location: Any = None,
@@ -390,8 +470,7 @@ def load(
     map_location: None (the saved device), "cpu"/"cuda"/a device, a dict {saved location: target},
     or a callable (storage, location) -> tensor or None. weights_only defaults to True.
     """
-    if weights_only is None:
-        weights_only = True
+    weights_only = _weights_only_from_environment(weights_only)
     if isinstance(map_location, str) or isinstance(map_location, jtorch.device):
         _resolve_device("cpu", map_location)  # fails early for an unavailable device
     if isinstance(f, (str, os.PathLike)):

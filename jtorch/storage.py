@@ -81,7 +81,7 @@ class CPUStorage(Storage):
 
     @classmethod
     def allocate(cls, numel: int, dtype: Any) -> CPUStorage:
-        return cls(np.empty(numel, dtype.numpy))
+        return cls(cpu_buffer(numel, dtype))
 
     def nbytes(self) -> int:
         return self.data.nbytes
@@ -97,7 +97,8 @@ class CPUStorage(Storage):
 
     def resize_(self, n: int) -> None:
         if n > self.data.shape[0]:
-            new = np.zeros(n, dtype=self.data.dtype)
+            new = cpu_buffer(n, self.data.dtype)
+            new[self.data.shape[0]:] = 0
             new[: self.data.shape[0]] = self.data
             self.data = new
 
@@ -122,6 +123,22 @@ class CPUStorage(Storage):
 
     def may_share_memory(self, other: Storage) -> bool:
         return other is self or (type(other) is CPUStorage and np.may_share_memory(self.data, other.data))
+
+
+def cpu_buffer(numel: int, dtype: Any) -> np.ndarray:
+    """The one home of CPU allocations: an uninitialised buffer of `numel` elements of `dtype` (a
+    jtorch or NumPy dtype), or the DefaultCPUAllocator's error when the machine cannot hold it."""
+    np_dtype = getattr(dtype, "numpy", dtype)
+    try:
+        return np.empty(numel, np_dtype)
+    except (MemoryError, ValueError):
+        raise allocation_error(numel * np.dtype(np_dtype).itemsize) from None
+
+
+def allocation_error(nbytes: int) -> RuntimeError:
+    """c10's DefaultCPUAllocator text for an allocation that failed."""
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+                        f"you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
 
 
 def _root(buf: np.ndarray) -> object:
@@ -166,7 +183,10 @@ def new_storage(numel: int, dtype: Any, dev: device) -> Storage:
     """A storage of `numel` elements on `dev`, from the device's registered storage factory."""
     if dev.type == "cpu":  # inline, and no __init__ frame: every functional operator allocates
         s = _new(CPUStorage)
-        s.data = np.empty(numel, dtype.numpy)
+        try:
+            s.data = np.empty(numel, dtype.numpy)
+        except (MemoryError, ValueError):
+            raise allocation_error(numel * dtype.itemsize) from None
         return s
     if dev.type == "meta":
         return MetaStorage(numel, dtype.itemsize)

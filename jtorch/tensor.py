@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from . import dtypes as _dt
 from . import tls as _tls_module
-from ._enums import as_memory_format, channels_last, strided
+from ._enums import as_memory_format, channels_last, channels_last_3d, strided
 from .device import device
-from .geometry import contiguous_strides, is_channels_last, is_contiguous, wrap_dim  # noqa: F401 (re-exported)
+from .geometry import contiguous_strides, is_channels_last, is_channels_last_3d, is_contiguous, wrap_dim  # noqa: F401 (re-exported)
 from .keyset import DispatchKey, autograd_dispatch_keyset_with_ADInplaceOrView, key_repr
 from .scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, unpack_long
 from .storage import Storage, new_storage  # noqa: F401  (new_storage: re-exported for the structured layer)
@@ -252,6 +252,8 @@ class Tensor(_TensorBase):
     def is_contiguous(self, memory_format: Any = None) -> bool:
         if memory_format is not None and as_memory_format(memory_format) is channels_last:
             return is_channels_last(self._size, self._stride)
+        if memory_format is not None and as_memory_format(memory_format) is channels_last_3d:
+            return is_channels_last_3d(self._size, self._stride)
         return is_contiguous(self._size, self._stride)
 
     def element_size(self) -> int:

@@ -12,6 +12,7 @@ from types import FrameType
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 warned: set[str] = set()  # the TORCH_WARN_ONCE messages already given (tests may clear it)
+_always = [False]  # torch.set_warn_always: TORCH_WARN_ONCE warns every time
 
 
 def user_stacklevel() -> int:
@@ -26,7 +27,7 @@ def user_stacklevel() -> int:
 
 def warn_once(message: str, category: type = UserWarning) -> None:
     """TORCH_WARN_ONCE: the first time in this process, at the user's line."""
-    if message not in warned:
+    if message not in warned or _always[0]:
         warned.add(message)
         warnings.warn(message, category, stacklevel=user_stacklevel())
 
@@ -36,3 +37,14 @@ COMPLEX_TO_REAL = "Casting complex values to real discards the imaginary part"
 
 def complex_to_real() -> None:
     warn_once(COMPLEX_TO_REAL)
+
+
+def set_warn_always(b: bool, /) -> None:
+    """When on, warnings given once per process (TORCH_WARN_ONCE) are given every time."""
+    if type(b) is not bool:
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _always[0] = b
+
+
+def is_warn_always_enabled() -> bool:
+    return _always[0]

@@ -26,6 +26,7 @@ from . import (
     matmul,
     pair_losses,
     pooling,
+    properties,
     python_indexing,
     python_methods,
     random,

@@ -9,10 +9,10 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from .._enums import as_memory_format, channels_last, contiguous_format, preserve_format, strided
+from .._enums import as_memory_format, channels_last, channels_last_3d, contiguous_format, preserve_format, strided
 from ..backends import backend
 from ..device import as_device
-from ..geometry import is_channels_last_strides_2d
+from ..geometry import is_channels_last_strides_2d, is_channels_last_strides_3d
 from ..tensor import Tensor
 from .copy import clone, copy_into_new
 from .factories import empty_like_impl
@@ -58,7 +58,9 @@ def _to_copy_kernel(self: Tensor, *, dtype: Any = None, layout: Any = None, devi
 
 def suggest_memory_format(t: Tensor) -> Any:
     """TensorBase::suggest_memory_format: channels_last when the strides look like it."""
-    return channels_last if is_channels_last_strides_2d(t._size, t._stride) else contiguous_format
+    if is_channels_last_strides_2d(t._size, t._stride):
+        return channels_last
+    return channels_last_3d if is_channels_last_strides_3d(t._size, t._stride) else contiguous_format
 
 
 def _to_will_alias(self: Tensor, dtype: Any, layout: Any, dev: Any, copy: bool, mf: Any) -> bool:

@@ -19,16 +19,18 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from .._enums import as_memory_format, channels_last, preserve_format
+from .._enums import as_memory_format, channels_last, channels_last_3d, preserve_format
 from ..backends import backend, by_device_type
 from ..device import CPU, as_device
 from ..geometry import (
+    channels_last_3d_strides,
     channels_last_strides,
     contiguous_strides,
     infer_dense_strides,
     is_non_overlapping_and_dense,
     storage_extent,
 )
+from ..global_context import fill_empty
 from ..storage import new_storage
 from ..tensor import Tensor
 from ..tls import AutoDispatchBelowADInplaceOrView
@@ -156,8 +158,16 @@ def empty_kernel(size: tuple, *, dtype: Any = None, layout: Any = None, device: 
         mf = as_memory_format(memory_format)
         if mf is preserve_format:
             raise RuntimeError("unsupported memory format Preserve")
-        stride = channels_last_strides(size) if mf is channels_last else contiguous_strides(size)
-    return Tensor._make(new_storage(numel, dtype, dev), size, stride, 0, dtype, dev)
+        if mf is channels_last:
+            stride = channels_last_strides(size)
+        elif mf is channels_last_3d:
+            stride = channels_last_3d_strides(size)
+        else:
+            stride = contiguous_strides(size)
+    if numel * dtype.itemsize >= _U64:
+        check_storage_size(size, None, dtype)
+    t = Tensor._make(new_storage(numel, dtype, dev), size, stride, 0, dtype, dev)
+    return fill_empty_deterministic_(t) if fill_empty() else t
 
 
 @empty_strided.impl_backends
@@ -169,7 +179,35 @@ def empty_strided_kernel(size: tuple, stride: tuple, *, dtype: Any = None, layou
         raise RuntimeError("mismatch in length of strides and shape")
     dtype = dtype or _dt.get_default_dtype()
     dev = as_device(device)
-    return Tensor._make(new_storage(storage_extent(size, stride), dtype, dev), size, stride, 0, dtype, dev)
+    extent = storage_extent(size, stride)
+    if extent * dtype.itemsize >= _U64:
+        check_storage_size(size, stride, dtype)
+    t = Tensor._make(new_storage(extent, dtype, dev), size, stride, 0, dtype, dev)
+    return fill_empty_deterministic_(t) if fill_empty() else t
+
+
+_U64 = 1 << 64
+
+
+def check_storage_size(size: tuple, stride: tuple | None, dtype: Any) -> None:
+    """computeStorageNbytes: the byte count must fit in 64 bits."""
+    text = f"Storage size calculation overflowed with sizes={list(size)}"
+    raise RuntimeError(text if stride is None else f"{text} and strides={list(stride)}")
+
+
+def fill_empty_deterministic_(t: Tensor) -> Tensor:
+    """at::native::fill_empty_deterministic_: with deterministic algorithms on, uninitialized memory
+    holds NaN (floating and complex types), the largest value (integers) or True, never garbage."""
+    if t._device.type == "meta" or not t.numel():
+        return t
+    d = t.dtype
+    if d.is_floating_point or d.is_complex:
+        value: Any = float("nan")
+    elif d is _dt.bool:
+        value = True
+    else:
+        value = _dt.iinfo(d).max
+    return fill_(t, value)
 
 
 def _empty(size: tuple, dtype: Any, device: Any, memory_format: Any = None) -> Tensor:
@@ -385,3 +423,31 @@ def wrapped_scalar_tensor(x: Any) -> Tensor:
     t = Tensor._make(by_device_type["cpu"].storage_from_numpy(np.array([x], dtype=dtype.numpy)), (), (), 0, dtype, CPU)
     t._is_wrapped_number = True
     return t
+
+
+# ---- empty_permuted ------------------------------------------------------------------------------------
+empty_permuted = declare(f"empty_permuted(SymInt[] size, int[] physical_layout, *, {_OPTS}) -> Tensor")
+
+
+@empty_permuted.impl("CompositeExplicitAutograd")
+def empty_permuted_kernel(size: tuple, physical_layout: tuple, *, dtype: Any = None, layout: Any = None,
+                          device: Any = None, pin_memory: Any = None) -> Tensor:
+    """A dense tensor of `size` whose dims lie in memory in `physical_layout` order (outermost first)."""
+    dim = len(size)
+    if dim != len(physical_layout):
+        raise RuntimeError("Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {dim} is not equal to len(physical_layout) = {len(physical_layout)}")
+    seen = [False] * dim
+    for i, p in enumerate(physical_layout):
+        if not 0 <= p < dim:
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {dim - 1}, but got {p} at index "
+                               f"{i}).  NB: negative dims not currently supported; file an issue if you want it.")
+        if seen[p]:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen[p] = True
+    stride = [0] * dim
+    acc = 1
+    for p in reversed(physical_layout):
+        stride[p] = acc
+        acc *= max(size[p], 1)
+    return aten("empty_strided")(tuple(size), tuple(stride), dtype=dtype, device=device)

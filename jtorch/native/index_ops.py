@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import dtypes as _dt
 from ..geometry import infer_size, is_contiguous, shape_str, wrap_dim
+from ..global_context import alert_not_deterministic
 from ..kernels import scalar_index as M
 from ..memory_overlap import _YES, assert_no_internal_overlap, has_internal_overlap
 from ..scalar import SCALAR_TYPE_NAME, checked_scalar
@@ -455,6 +456,8 @@ def take_out_kernel(self: Tensor, index: Tensor, *, out: Tensor) -> Tensor:
 
 @put_.impl_backends
 def put__kernel(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    if not accumulate or self._device.type == "cuda":  # duplicates race (CUDA: float atomics)
+        alert_not_deterministic("put_")
     if index.dtype is not _dt.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_name(index.dtype)}")
     if self.dtype is not source.dtype:

@@ -1,2 +1,2 @@
-"""`jtorch.utils`: data loading (jtorch.utils.data)."""
-from . import data
+"""`jtorch.utils`: data loading (jtorch.utils.data), the deterministic-mode switch (jtorch.utils.deterministic)."""
+from . import data, deterministic

@@ -104,6 +104,48 @@ def get_num_threads() -> int:
     return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set by numba.config at import
 
 
+# Inter-op threads (torch's pool for jit.fork and the like): jtorch runs no inter-op work, so the
+# value is only kept; as in torch it can be set once, and only before any inter-op work.
+_interop: int | None = None
+
+
+def _physical_cores() -> int:
+    """TaskThreadPoolBase::defaultNumThreads: the physical cores when hyperthreading doubles them."""
+    logical = os.cpu_count() or 1
+    try:
+        with open("/proc/cpuinfo") as f:
+            cores, phys = set(), ""
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "physical id":
+                    phys = value.strip()
+                elif key == "core id":
+                    cores.add((phys, value.strip()))
+        return len(cores) if 0 < len(cores) < logical else logical
+    except OSError:
+        return logical
+
+
+def set_num_interop_threads(n: int) -> None:
+    """Sets the number of threads used for interop parallelism (once, before any interop work)."""
+    global _interop
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuntimeError(f"set_num_interop_threads expects an int, but got {_type_name(n)}")
+    if n <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    with _lock:
+        if _interop is not None:
+            raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                               "set_num_interop_threads called")
+        _interop = n
+
+
+def get_num_interop_threads() -> int:
+    """Returns the number of threads used for inter-op parallelism on CPU."""
+    return _interop if _interop is not None else _physical_cores()
+
+
 def _init_threads() -> int:
     global _pool, _threads
     import numba

@@ -53,6 +53,8 @@ class CachingAllocator:
         self.allocated = 0
         self.peak = 0
         self.reserved = 0
+        self.peak_reserved = 0
+        self.num_ooms = 0
         self.lock = threading.Lock()
 
     def allocate(self, nbytes: int) -> Block:
@@ -66,6 +68,7 @@ class CachingAllocator:
             mem = self._raw(size)
             with self.lock:
                 self.reserved += size
+                self.peak_reserved = max(self.peak_reserved, self.reserved)
         return Block(size, mem[0], mem[1])
 
     def release(self, size: int, mem: Any, ptr: int) -> None:
@@ -75,7 +78,10 @@ class CachingAllocator:
 
     def _raw(self, size: int) -> tuple[Any, int]:
         if driver.SIMULATED:
-            a = np.zeros(size, np.uint8)
+            try:
+                a = np.zeros(size, np.uint8)
+            except (MemoryError, ValueError):
+                raise self._oom(size, 0, 0) from None
             return a, a.__array_interface__["data"][0]
         cuda = driver.lazy_init()
         try:
@@ -84,10 +90,21 @@ class CachingAllocator:
             self.empty_cache()
             try:
                 m = cuda.current_context().memalloc(size)
-            except Exception as e:
-                raise RuntimeError(f"CUDA out of memory. Tried to allocate {_mib(size)}. "
-                                   f"{_mib(self.allocated)} allocated by jtorch. ({e})") from None
+            except Exception:
+                free, total = cuda.current_context().get_memory_info()
+                raise self._oom(size, int(free), int(total)) from None
         return m, int(m.device_ctypes_pointer.value or 0)
+
+    def _oom(self, size: int, free: int, total: int) -> OutOfMemoryError:
+        """The CUDACachingAllocator's text for an allocation the device cannot hold."""
+        self.num_ooms += 1
+        return OutOfMemoryError(
+            f"CUDA out of memory. Tried to allocate {format_size(size)}. GPU 0 has a total capacity of "
+            f"{format_size(total)} of which {format_size(free)} is free. Of the allocated memory "
+            f"{format_size(self.allocated)} is allocated by PyTorch, and {format_size(self.reserved - self.allocated)} "
+            "is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "
+            "Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
 
     def empty_cache(self) -> None:
         with self.lock:
@@ -98,10 +115,25 @@ class CachingAllocator:
     def reset_peak(self) -> None:
         with self.lock:
             self.peak = self.allocated
+            self.peak_reserved = self.reserved
 
 
-def _mib(n: int) -> str:
-    return f"{n / 2**20:.2f} MiB"
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): a device allocation failed."""
+
+
+OutOfMemoryError.__module__ = "jtorch"
+
+
+def format_size(n: int) -> str:
+    """c10::CachingAllocator::format_size."""
+    if n <= 1024:
+        return f"{n} bytes"
+    if n <= 1048576:
+        return f"{n / 1024:.2f} KiB"
+    if n <= 1073741824:
+        return f"{n / 1048576:.2f} MiB"
+    return f"{n / 1073741824:.2f} GiB"
 
 
 _allocator = CachingAllocator()

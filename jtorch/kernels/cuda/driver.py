@@ -28,6 +28,7 @@ class _State:
     cuda: Any = None          # the numba.cuda module, once imported
     imported = False
     available: bool | None = None
+    initialized = False       # lazy_init has succeeded (torch.cuda.is_initialized)
     lock = threading.Lock()
 
 
@@ -63,7 +64,12 @@ def lazy_init() -> Any:
         raise AssertionError(NOT_COMPILED)
     if not is_available():
         raise RuntimeError(NO_DRIVER)
+    _State.initialized = True
     return cuda
+
+
+def is_initialized() -> bool:
+    return _State.initialized
 
 
 def device_count() -> int:
@@ -80,6 +86,21 @@ def device_name(index: int = 0) -> str:
         return "Numba CUDA simulator"
     name = cuda.gpus[index]._device.name
     return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def device_properties(index: int, make: Any) -> Any:
+    """`make(name, major, minor, total_memory, multi_processor_count, uuid)` for device `index`."""
+    cuda = lazy_init()
+    if SIMULATED:
+        dev = cuda.current_context().device
+        major, minor = dev.compute_capability
+        return make(device_name(index), major, minor, (1 << 63) - 1, 1, str(dev.uuid))
+    gpu = cuda.gpus[index]
+    with gpu:
+        dev = cuda.get_current_device()
+        total = int(cuda.current_context().get_memory_info()[1])
+        major, minor = dev.compute_capability
+        return make(device_name(index), int(major), int(minor), total, int(dev.MULTIPROCESSOR_COUNT), str(dev.uuid))
 
 
 def sm_count() -> int:

@@ -8,6 +8,8 @@ Accumulation (index_put accumulate=True, scatter_add, index_add, scatter_reduce,
 cuda.atomic where an atomic performs the combine for the dtype (add: float32, float64, int32,
 int64; max/min: int32, int64); every other case runs the deterministic form: one thread per
 slice of the destination that no two threads share, walking the colliding positions in order.
+With deterministic algorithms on, float accumulation and plain stores with duplicate indices
+(index_put_, scatter, index_copy) run the deterministic form too, as torch's do.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import numpy as np
 from ... import dtypes as _dt
 from ...geometry import index_map_geometry
 from ...geometry import numel as _numel
+from ...global_context import deterministic
 from ..common import cache
 from ..scalar_index import IndexMap
 from . import driver, index_codegen
@@ -109,10 +112,10 @@ def _index_put(self: Any, key: list, values: Any, accumulate: bool) -> None:
     idx = upload(flat)
     data = self._storage.data
     common = (idx.data, data, self._offset, values._storage.data, values._offset)
-    if not accumulate:
+    if not accumulate and not deterministic():  # duplicate indices race: one of the values wins
         g = _geometry(shape, list(range(len(shape))), a, s, per_index)
         driver.launch(K.index_put, n, n, 1, g, *common, False)
-    elif data.dtype in _ATOMIC_ADD:
+    elif accumulate and data.dtype in _ATOMIC_ADD and not (deterministic() and data.dtype.kind == "f"):
         g = _geometry(shape, list(range(len(shape))), a, s, per_index)
         driver.launch(K.index_put_atomic, n, n, g, *common)
     else:  # deterministic: the dims no index covers outermost, one thread per row of them
@@ -120,7 +123,7 @@ def _index_put(self: Any, key: list, values: Any, accumulate: bool) -> None:
         inner = [k for k, (kind, _) in enumerate(dims) if kind == "index"]
         nrows = _numel(tuple(shape[k] for k in outer))
         g = _geometry(shape, outer + inner, a, s, per_index)
-        driver.launch(K.index_put, nrows, nrows, n // nrows, g, *common, True)
+        driver.launch(K.index_put, nrows, nrows, n // nrows, g, *common, accumulate)
 
 
 # ---- declared index maps -----------------------------------------------------------------------
@@ -145,10 +148,11 @@ def run_map(m: IndexMap, shape: tuple, dst: Any, dst_strides: tuple, src: Any, s
     ops = (bd, dst._offset, bs, os, index._storage.data, index._offset, index_stride, index_size,
            *extras)
     op = index_codegen.ATOMIC.get(m.combine)
-    if not m.scatter or not m.reads_dst:  # no accumulation: a gather, or a racing plain store
+    if not m.scatter or (not m.reads_dst and not deterministic()):  # a gather, or a racing plain store
         order = list(range(len(shape)))
         ninner = 1
-    elif op is not None and bd.dtype in (_ATOMIC_ADD if op == "add" else _ATOMIC_MINMAX):
+    elif (m.reads_dst and op is not None and bd.dtype in (_ATOMIC_ADD if op == "add" else _ATOMIC_MINMAX)
+          and not (deterministic() and bd.dtype.kind == "f")):  # float atomics add in any order
         g = meta_array((len(shape), *shape, *strides[0], *strides[1], *strides[2]))
         driver.launch(mod.run_atomic, n, n, g, bd.dtype.type(0), *ops)
         return

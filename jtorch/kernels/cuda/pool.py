@@ -13,6 +13,7 @@ from typing import Any
 
 from numba import cuda
 
+from ...global_context import alert_not_deterministic
 from ..common import pool_windows
 from . import driver
 from .elementwise import meta_array
@@ -168,6 +169,7 @@ def max_pool2d(x: Any, k: tuple, s: tuple, p: tuple, d: tuple, out: Any, ind: An
 
 
 def max_pool2d_backward(gout: Any, ind: Any, gin: Any) -> None:
+    alert_not_deterministic("max_pool2d_with_indices_backward_cuda")  # float atomics: ties add in any order
     total = gin.numel()
     if total == 0:
         return

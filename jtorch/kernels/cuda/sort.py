@@ -16,6 +16,7 @@ from numba import cuda
 
 from ... import dtypes as _dt
 from ...geometry import numel as _numel
+from ...global_context import alert_not_deterministic
 from ...tensor import Tensor
 from ..common.unique import unique_rows
 from . import driver
@@ -226,6 +227,8 @@ def _bincount(x: Tensor, weights: Tensor | None, out: Tensor) -> None:
     o = Target(out)
     nbins = _numel(out._size)
     driver.launch(_zero_kernel, max(nbins, 1), o.data, o.offset, nbins)
+    if weights is not None:
+        alert_not_deterministic("_bincount_cuda")  # weights add with float atomics
     n = _numel(x._size)
     if n:
         xs = dense(x)
@@ -241,6 +244,7 @@ def _bincount(x: Tensor, weights: Tensor | None, out: Tensor) -> None:
 
 
 def _histc(x: Tensor, lo: float, hi: float, out: Tensor) -> None:
+    alert_not_deterministic("_histc_cuda")  # as torch's CUDA histc (its counts use atomics)
     bins = _numel(out._size)
     counts = Buffer(bins, np.int64)
     driver.launch(_zero_kernel, max(bins, 1), counts.a, 0, bins)
