@@ -112,7 +112,7 @@ class _Pickler(pickle._Pickler):
     dispatch[_Global] = save_global_ref  # type: ignore[assignment]  # the Python Pickler's dispatch table
 
     def _tensor_reduce(self, t: Tensor, requires_grad: bool) -> tuple:
-        storage = t.untyped_storage()
+        storage = t._storage
         ref = self.storages.get(id(storage))
         if ref is None:
             ref = self.storages[id(storage)] = _StorageRef(str(len(self.storages)), storage, t.dtype, t.device)
@@ -433,7 +433,7 @@ def _load(fh: IO[bytes], map_location: Any, weights_only: bool, pickle_load_args
                 dev = _resolve_device(location, map_location)
                 if dev.type != "cpu":
                     base = base.to(dev)
-            loaded[key] = _LoadedStorage(base.untyped_storage(), dtype, base.device)
+            loaded[key] = _LoadedStorage(base._storage, dtype, base.device)
             return loaded[key]
 
         unpickler = _Unpickler(io.BytesIO(zf.read(pkl)), weights_only, load_storage,

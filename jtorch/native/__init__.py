@@ -2,6 +2,7 @@
 every aten operator jtorch implements (and sets the Python-level Tensor methods they back);
 jtorch/__init__.py then generates the bindings."""
 from . import (
+    asarray,
     binary,
     blas,
     comparing,
@@ -32,7 +33,10 @@ from . import (
     scatter_gather,
     search,
     sorting,
+    storage_methods,
     tensor_new,
+    tensor_properties,
+    tensor_types,
     unary,
     views,
 )

@@ -26,6 +26,7 @@ from ..scalar import LIMITS, checked_scalar, overflow_error, unpack_long
 from ..tensor import Size, Tensor
 from .copy import copy_from_host, copy_into_new
 from .factories import _empty, empty_like
+from .views import alias
 
 _MAX_DIMS = 128
 _warned_not_writable = False
@@ -417,42 +418,94 @@ def _legacy_no_match(args: tuple, kwargs: dict) -> TypeError:
                      f"but expected one of:\n{_LEGACY_SIGNATURES}")
 
 
-def legacy_constructor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
-    """`jtorch.Tensor(data)` / `jtorch.Tensor(*sizes)` / `jtorch.Tensor()`: the default dtype, CPU only."""
+def _options_text(dtype: _dt.dtype, dev: _device_cls) -> str:
+    """c10::TensorOptions printed (legacy constructors' type error)."""
+    from ..scalar import TYPE_META_NAME
+
+    return (f"TensorOptions(dtype={TYPE_META_NAME.get(dtype, str(dtype))}, device={dev}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def _legacy_from_storage(storage: Any, dtype: _dt.dtype, dev: _device_cls) -> Tensor:
+    """legacy_new_from_sequence's Storage case: a 1-D tensor over all of the storage."""
+    from ..scalar import SCALAR_TYPE_NAME
+    from ..storage import TypedStorage, typed_impl
+
+    if isinstance(storage, TypedStorage):
+        if storage.dtype is not dtype:
+            raise RuntimeError(f"Expected a Storage of type {SCALAR_TYPE_NAME[dtype]} or an UntypedStorage, but got "
+                               f"type {SCALAR_TYPE_NAME[storage.dtype]} for argument 1 'storage'")
+        storage = storage._untyped_storage
+    impl = typed_impl(storage._impl, dtype)
+    n = storage.nbytes() // dtype.itemsize
+    return Tensor._make(impl, (n,), (1,), 0, dtype, storage.device)
+
+
+def legacy_new(dtype: _dt.dtype, dev: _device_cls, args: tuple, kwargs: dict, base_ctor: bool = False) -> Tensor:
+    """torch::utils::legacy_tensor_ctor / legacy_tensor_new: `jtorch.FloatTensor(...)`,
+    `jtorch.Tensor(...)`, `t.new(...)`: sizes, data, a tensor or a storage, of `dtype` on a device of
+    `dev`'s type (the class's; the tensor's for `new`). `jtorch.Tensor` itself (`base_ctor`) takes a
+    tensor or typed storage of any dtype."""
+    from ..storage import TypedStorage, UntypedStorage
+
     unknown = {k: v for k, v in kwargs.items() if k != "device"}
     if unknown:
         raise _legacy_no_match(args, kwargs)
     device = kwargs.get("device")
     if device is not None:
         d = as_device(device)
-        if d.type != "cpu":
-            raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {d.type} was passed")
-    dtype = _dt.get_default_dtype()
+        if d.type != dev.type:
+            raise RuntimeError(f"legacy constructor expects device type: {dev.type} but device type: {d.type} was "
+                               "passed")
+        dev = d
     if not args:
-        return _empty((0,), dtype, CPU)
+        return _empty((0,), dtype, dev)
     a = args[0]
     if len(args) == 1:
         if isinstance(a, Tensor):
             if kwargs:
                 raise _legacy_no_match(args, kwargs)
-            return Tensor._make(a._storage, a._size, a._stride, a._offset, a.dtype, a._device, a._vc)
+            if not base_ctor and (a.dtype is not dtype or a._device.type != dev.type):
+                raise TypeError(f"expected {_options_text(dtype, dev)} (got {_options_text(a.dtype, a._device)})")
+            return _alias(a)
+        if isinstance(a, (UntypedStorage, TypedStorage)):
+            if kwargs:
+                raise _legacy_no_match(args, kwargs)
+            if base_ctor and isinstance(a, TypedStorage):
+                dtype = a.dtype
+            return _legacy_from_storage(a, dtype, dev)
         if isinstance(a, Size):
-            return _empty(tuple(a), dtype, CPU)
+            return _empty(tuple(a), dtype, dev)
         if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
-            return _empty((int(a),), dtype, CPU)
+            return _empty((int(a),), dtype, dev)
         if isinstance(a, str):
             raise TypeError(f"new(): invalid data type '{type(a).__name__}'")
         if not _is_sequence(a):
             raise TypeError(f"new(): data must be a sequence (got {tp_name(a)})")
-        return _internal_new_from_data(a, dtype, CPU, infer=False, copy_variables=True, copy_numpy=True,
+        return _internal_new_from_data(a, dtype, dev, infer=False, copy_variables=True, copy_numpy=True,
                                        warn_name=None)
     if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
         for i, x in enumerate(args):
             if not isinstance(x, (int, np.integer)) or isinstance(x, bool):
                 raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                                 f"\"type must be tuple of ints,but got {type(x).__name__}\"")
-        return _empty(tuple(int(x) for x in args), dtype, CPU)
+        return _empty(tuple(int(x) for x in args), dtype, dev)
     raise _legacy_no_match(args, kwargs)
+
+
+def _alias(a: Tensor) -> Tensor:
+    """`jtorch.Tensor(other)`: an alias of other (AliasBackward0 when other requires grad, as torch)."""
+    return alias.op(a)
+
+
+def legacy_constructor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    """`jtorch.Tensor(data)` / `jtorch.Tensor(*sizes)` / `jtorch.Tensor()`: the default dtype, CPU only."""
+    return legacy_new(_dt.get_default_dtype(), CPU, args, kwargs, base_ctor=True)
+
+
+def new_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """`t.new(...)` (legacy_tensor_new): the legacy constructor with t's dtype, on t's device type."""
+    return legacy_new(self.dtype, self._device, args, kwargs)
 
 
 def tensor_from_numpy(arr: np.ndarray) -> Tensor:
@@ -464,3 +517,4 @@ def tensor_from_numpy(arr: np.ndarray) -> Tensor:
 Tensor.new_tensor = new_tensor  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
 # jtorch.Tensor(data) / jtorch.Tensor(*sizes)
 Tensor.__new__ = legacy_constructor  # type: ignore[method-assign,assignment]  # declared in _tensor_python.pyi
+Tensor.new = new_method  # type: ignore[method-assign,assignment]  # declared in _tensor_python.pyi
