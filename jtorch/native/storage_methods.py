@@ -136,18 +136,16 @@ def resize_as_method(self: Tensor, tensor: Tensor) -> Tensor:
 
 
 # ---- set_ -----------------------------------------------------------------------------------------------
-_SET_SIGNATURES = (" * ()\n * (torch.Storage source)\n"
-                   " * (torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n"
-                   " * (Tensor source)\n"
-                   " * (Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n")
+_SET_SIGNATURES = ("()", "(torch.Storage source)",
+                   "(torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None)",
+                   "(Tensor source)",
+                   "(Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)")
 
 
 def _set_no_match(args: tuple, kwargs: dict) -> TypeError:
-    from .tensor_new import type_name
+    from .tensor_new import invalid_combination
 
-    got = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()]
-    return TypeError(f"set_() received an invalid combination of arguments - got ({', '.join(got)}), but expected "
-                     f"one of:\n{_SET_SIGNATURES}")
+    return invalid_combination("set_", _SET_SIGNATURES, args, kwargs)
 
 
 def _check_set_allowed(self: Tensor) -> None:

@@ -407,15 +407,73 @@ def new_tensor(self: Tensor, data: Any, dtype: _dt.dtype | None = None, device: 
 
 
 
-_LEGACY_SIGNATURES = (" * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
-                      " * (tuple of ints size, *, torch.device device = None)\n"
-                      " * (object data, *, torch.device device = None)\n")
+_LEGACY_SIGNATURES = ("(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
+                      "(tuple of ints size, *, torch.device device = None)", "(object data, *, torch.device device = None)")
+
+
+def _matches(kind: str, x: Any) -> bool:
+    """Whether an argument fits a parameter type as the Python argument parser names it."""
+    from ..storage import TypedStorage, UntypedStorage
+
+    if kind == "Tensor":
+        return isinstance(x, Tensor)
+    if kind == "torch.Storage":
+        return isinstance(x, (TypedStorage, UntypedStorage))
+    if kind == "int":
+        return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+    if kind == "tuple of ints":
+        return isinstance(x, (tuple, list, Size)) and all(isinstance(v, (int, np.integer)) for v in x)
+    if kind == "torch.device":
+        return x is None or isinstance(x, (str, int, _device_cls))
+    return kind == "object"
+
+
+def _plain_type_name(x: Any) -> str:
+    return type(x).__name__ if isinstance(x, (tuple, list)) else type_name(x)
+
+
+def invalid_combination(fname: str, signatures: tuple[str, ...], args: tuple, kwargs: dict) -> TypeError:
+    """PythonArgParser's error when no signature matches: every signature, and for those taking as many
+    arguments as were given, why it did not match (unknown keywords, or the arguments that have the
+    wrong type marked !type!)."""
+    got = [_plain_type_name(a) for a in args] + [f"{k}={_plain_type_name(v)}" for k, v in kwargs.items()]
+    lines = []
+    for sig in signatures:
+        lines.append(f" * {sig}\n")
+        params = [p for p in sig[1:-1].split(", ")]
+        if len(params) != len(args) + len(kwargs):
+            continue
+        named = {}
+        positional = []
+        kw_only = False
+        for p in params:
+            if p == "*":
+                kw_only = True
+                continue
+            if not p:
+                continue
+            decl = p.split(" = ")[0]
+            kind, _, name = decl.rpartition(" ")
+            named[name] = kind
+            if not kw_only:
+                positional.append((kind, name))
+        bad = [k for k in kwargs if k not in named]
+        if bad:
+            lines.append(f"      didn't match because some of the keywords were incorrect: {', '.join(bad)}\n")
+            continue
+        parts = []
+        for i, a in enumerate(args):
+            ok = i < len(positional) and _matches(positional[i][0], a)
+            parts.append(type_name(a) if ok else f"!{type_name(a)}!")
+        for k, v in kwargs.items():
+            parts.append(f"{k}={type_name(v)}" if _matches(named[k], v) else f"{k}=!{type_name(v)}!")
+        lines.append(f"      didn't match because some of the arguments have invalid types: ({', '.join(parts)})\n")
+    return TypeError(f"{fname}() received an invalid combination of arguments - got ({', '.join(got)}), "
+                     f"but expected one of:\n{''.join(lines)}")
 
 
 def _legacy_no_match(args: tuple, kwargs: dict) -> TypeError:
-    got = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()]
-    return TypeError(f"new() received an invalid combination of arguments - got ({', '.join(got)}), "
-                     f"but expected one of:\n{_LEGACY_SIGNATURES}")
+    return invalid_combination("new", _LEGACY_SIGNATURES, args, kwargs)
 
 
 def _options_text(dtype: _dt.dtype, dev: _device_cls) -> str:
@@ -464,15 +522,14 @@ def legacy_new(dtype: _dt.dtype, dev: _device_cls, args: tuple, kwargs: dict, ba
     if len(args) == 1:
         if isinstance(a, Tensor):
             if kwargs:
-                raise _legacy_no_match(args, kwargs)
+                raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, device=device) is not "
+                                   "supported.  Use torch.tensor(...) or torch.as_tensor(...) instead.")
             if not base_ctor and (a.dtype is not dtype or a._device.type != dev.type):
                 raise TypeError(f"expected {_options_text(dtype, dev)} (got {_options_text(a.dtype, a._device)})")
             return _alias(a)
         if isinstance(a, (UntypedStorage, TypedStorage)):
             if kwargs:
                 raise _legacy_no_match(args, kwargs)
-            if base_ctor and isinstance(a, TypedStorage):
-                dtype = a.dtype
             return _legacy_from_storage(a, dtype, dev)
         if isinstance(a, Size):
             return _empty(tuple(a), dtype, dev)

@@ -130,6 +130,8 @@ def typename(obj: Any) -> str:
     """A tensor's legacy type name ('jtorch.FloatTensor'), else the object's qualified class name."""
     if isinstance(obj, Tensor):
         return obj.type()  # type: ignore[return-value]  # no dtype: the name
+    if obj is Tensor:  # the class lives in jtorch.tensor; its public name is jtorch.Tensor
+        return "jtorch.Tensor"
     module = getattr(obj, "__module__", "") or ""
     qualname = ""
     if hasattr(obj, "__qualname__"):
