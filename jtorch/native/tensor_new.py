@@ -408,7 +408,8 @@ def new_tensor(self: Tensor, data: Any, dtype: _dt.dtype | None = None, device: 
 
 
 _LEGACY_SIGNATURES = ("(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
-                      "(tuple of ints size, *, torch.device device = None)", "(object data, *, torch.device device = None)")
+                      "(tuple of ints size, *, torch.device device = None)",
+                      "(object data, *, torch.device device = None)")
 
 
 def _matches(kind: str, x: Any) -> bool:
