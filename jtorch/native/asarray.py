@@ -24,9 +24,11 @@ def _buffer_bytes(buffer: Any) -> memoryview:
         raise ValueError("object does not implement Python buffer protocol.") from None
 
 
-def frombuffer(buffer: Any, *, dtype: _dt.dtype, count: int = -1, offset: int = 0,
+def frombuffer(buffer: Any, *, dtype: _dt.dtype | None = None, count: int = -1, offset: int = 0,
                requires_grad: bool = False) -> Tensor:
     """A 1-D CPU tensor over a Python buffer's bytes (shared: writes go to the buffer)."""
+    if dtype is None:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
     mv = _buffer_bytes(buffer)
     length = mv.nbytes
     item = dtype.itemsize
@@ -87,8 +89,10 @@ def asarray(obj: Any, *, dtype: _dt.dtype | None = None, device: Any = None, cop
                              f"'{SCALAR_TYPE_NAME[dtype]}'.")  # type: ignore[index]  # wrong_dtype: given
         if copy is False and wrong_device:
             raise ValueError(f"can't alias tensor from device '{t._device}' to '{dev}'.")
-        if copy or wrong_device or wrong_dtype:
+        if wrong_device or wrong_dtype:
             t = t.to(device=dev or t._device, dtype=dtype or t.dtype, copy=True)
+        elif copy:
+            t = t.clone()
     else:
         if copy is False:
             raise ValueError("can't alias arbitrary sequence into a tensor.")

@@ -82,11 +82,13 @@ def _resize_impl(t: Tensor, size: tuple[int, ...], stride: tuple[int, ...] | Non
     t._size, t._stride = size, strides
 
 
-@resize_.impl("CompositeExplicitAutograd")
+@resize_.impl("CompositeImplicitAutograd")
 def resize_kernel(self: Tensor, size: Any, *, memory_format: Any = None) -> Tensor:
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     size = tuple(int(s) for s in size)
+    if any(s < 0 for s in size):
+        raise RuntimeError("numel: integer multiplication overflow")
     mf = as_memory_format(memory_format)
     if mf is preserve_format:
         raise RuntimeError("Unsupported memory format Preserve")
@@ -96,10 +98,11 @@ def resize_kernel(self: Tensor, size: Any, *, memory_format: Any = None) -> Tens
         _resize_impl(self, size, channels_last_strides(size))
     elif self._size != size or mf is not None:
         _resize_impl(self, size, None)
+    self._bump_version()
     return self
 
 
-@resize_as_.impl("CompositeExplicitAutograd")
+@resize_as_.impl("CompositeImplicitAutograd")
 def resize_as_kernel(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
     return resize_kernel(self, the_template._size, memory_format=memory_format)
 
@@ -156,7 +159,7 @@ def _check_set_allowed(self: Tensor) -> None:
 def _set_storage(self: Tensor, src: Any, offset: int, size: tuple[int, ...], stride: tuple[int, ...] | None) -> Tensor:
     if isinstance(src, TypedStorage):
         if src.dtype is not self.dtype:
-            raise RuntimeError(f"Expected a Storage of type {SCALAR_TYPE_NAME[self.dtype]} or an UntypedStorage, "
+            raise RuntimeError(f"Expected a Storage of type {TYPE_META_NAME[self.dtype]} or an UntypedStorage, "
                                f"but got type {SCALAR_TYPE_NAME[src.dtype]} for argument 1 'storage'")
         src = src._untyped_storage
     if src.device != self._device:

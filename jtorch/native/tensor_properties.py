@@ -98,8 +98,7 @@ def apply_(self: Tensor, callable: Callable[[Any], Any]) -> Tensor:
         return self
     view = self.detach().numpy()
     _store(self, [callable(x) for x in view.reshape(-1).tolist()])
-    self._bump_version()
-    return self
+    return self  # torch's apply_ writes through the data pointer: no version bump
 
 
 def map_(self: Tensor, tensor: Tensor, callable: Callable[[Any, Any], Any]) -> Tensor:
@@ -117,7 +116,6 @@ def map_(self: Tensor, tensor: Tensor, callable: Callable[[Any, Any], Any]) -> T
     a = self.detach().numpy().reshape(-1).tolist()
     b = np.broadcast_to(tensor.detach().numpy(), self._size).reshape(-1).tolist()
     _store(self, [callable(x, y) for x, y in zip(a, b)])
-    self._bump_version()
     return self
 
 
