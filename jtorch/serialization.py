@@ -95,7 +95,8 @@ class _Pickler(pickle._Pickler):
 
     def __init__(self, file: IO[bytes], protocol: int) -> None:
         super().__init__(file, protocol)
-        self.storages: dict[int, _StorageRef] = {}  # by id(storage); the ref keeps the storage alive
+        self.storages: dict[Any, _StorageRef] = {}  # by memory (or id(storage)); the ref keeps the storage alive
+        self.storage_dtypes: dict[tuple[Any, int], Any] = {}  # (device, data_ptr) -> the dtype saved for it
         self._globals: dict[tuple[str, str], _Global] = {}
 
     def _g(self, module: str, name: str) -> _Global:
@@ -113,9 +114,18 @@ class _Pickler(pickle._Pickler):
 
     def _tensor_reduce(self, t: Tensor, requires_grad: bool) -> tuple:
         storage = t._storage
-        ref = self.storages.get(id(storage))
+        # One record per memory, as torch keys by storage: tensors over the same memory through different
+        # storage objects (view(dtype) of the same dtype, from_numpy of one array) share it too.
+        ptr = storage.data_ptr() if storage.nbytes() else 0
+        key = (t.device, ptr, storage.nbytes()) if ptr else id(storage)
+        if ptr:
+            seen = self.storage_dtypes.setdefault((t.device, ptr), t.dtype)
+            if seen is not t.dtype:
+                raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different "
+                                   "types")
+        ref = self.storages.get(key)
         if ref is None:
-            ref = self.storages[id(storage)] = _StorageRef(str(len(self.storages)), storage, t.dtype, t.device)
+            ref = self.storages[key] = _StorageRef(str(len(self.storages)), storage, t.dtype, t.device)
         return (self._g("torch._utils", "_rebuild_tensor_v2"),
                 (ref, t.storage_offset(), tuple(t.size()), tuple(t.stride()), requires_grad,
                  collections.OrderedDict()))
