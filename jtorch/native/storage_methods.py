@@ -66,7 +66,7 @@ def storage_type(self: Tensor) -> type:
 def _resizable(t: Tensor) -> None:
     """Memory jtorch did not allocate (a NumPy array's, a buffer's, a shared mapping) cannot grow: torch's
     storages over such memory have no resizable allocator."""
-    data = getattr(t._storage, "data", None)
+    data = getattr(t._storage, "data", None) if t._device.type == "cpu" else None
     if isinstance(data, np.ndarray) and data.base is not None:
         raise RuntimeError("Trying to resize storage that is not resizable")
 
