@@ -203,3 +203,21 @@ def test_saving_one_memory_as_two_dtypes_is_refused_as_torch():
     a, b = jtorch.load(buf)
     b[0] = 9.0
     assert a.tolist() == [0.0, 9.0, 2.0, 3.0]
+
+
+def test_storages_saved_as_themselves_load_as_torch_loads_them(tmp_path):
+    torch = live_torch("the same checkpoints read by both libraries")
+    for mod in (jtorch, torch):
+        x = mod.arange(4, dtype=mod.float32)
+        f = tmp_path / f"{mod.__name__}.pt"
+        mod.save({"s": x.storage(), "u": mod.arange(3, dtype=mod.uint8).untyped_storage(), "t": x[1:]}, f)
+        for loader in (jtorch, torch):
+            o = loader.load(f)
+            assert type(o["s"]).__name__ == "TypedStorage" and type(o["u"]).__name__ == "TypedStorage"
+            assert o["s"].tolist() == [0.0, 1.0, 2.0, 3.0] and str(o["s"].dtype).endswith("float32")
+            assert o["u"].tolist() == [0, 1, 2] and str(o["u"].dtype).endswith("uint8")
+            o["s"][1] = 10.0  # the tensor saved with its storage shares it
+            assert o["t"].tolist() == [10.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="^Cannot save multiple tensors or storages that view the same data as "):
+        x = jtorch.arange(4.0)
+        jtorch.save([x, x.untyped_storage()], io.BytesIO())
