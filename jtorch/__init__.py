@@ -39,6 +39,7 @@ from .device import (
     get_default_device,
     set_default_device,
 )
+from .dtypes import _default_listeners as _default_dtype_listeners
 from .dtypes import (
     bool,
     cdouble,
@@ -66,13 +67,31 @@ from .dtypes import (
     uint8,
 )
 from .kernels.cpu.threads import get_num_threads, set_num_threads
+from .native.asarray import asarray, frombuffer
 from .native.masks import nonzero
+from .native.storage_methods import LEGACY_STORAGES as _LEGACY_STORAGES
 from .native.tensor_new import as_tensor, from_numpy, tensor
+from .native.tensor_properties import is_storage, typename
+from .native.tensor_types import LEGACY_TENSOR_TYPES as _LEGACY_TENSOR_TYPES
+from .native.tensor_types import set_default_tensor_type
 from .promotion import can_cast, promote_types, result_type
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .scalar import SCALAR_TYPE_NAME as _SCALAR_TYPE_NAME
+from .storage import StorageBase, TypedStorage, UntypedStorage
 from .tensor import Size, Tensor
 
 _bindings.install(globals(), Tensor)
+globals().update(_LEGACY_TENSOR_TYPES)  # FloatTensor, LongTensor, ... (torch's legacy tensor types)
+globals().update(_LEGACY_STORAGES)  # FloatStorage, ... (torch's legacy storage classes)
+Storage = _LEGACY_STORAGES["FloatStorage"]  # torch.Storage: the default dtype's storage class, kept in step
+
+
+def _default_storage(d: Any) -> None:
+    global Storage
+    Storage = _LEGACY_STORAGES.get(f"{_SCALAR_TYPE_NAME[d]}Storage", Storage)
+
+
+_default_dtype_listeners.append(_default_storage)
 
 if TYPE_CHECKING:
     # What __getattr__ below makes on first use, for the type checker: the operator functions (their stub

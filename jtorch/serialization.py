@@ -31,6 +31,7 @@ import numpy as np
 
 import jtorch
 from jtorch import dtypes as _dt
+from jtorch.storage import TypedStorage, UntypedStorage, typed_impl
 from jtorch.tensor import Size, Tensor
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
@@ -95,7 +96,8 @@ class _Pickler(pickle._Pickler):
 
     def __init__(self, file: IO[bytes], protocol: int) -> None:
         super().__init__(file, protocol)
-        self.storages: dict[int, _StorageRef] = {}  # by id(storage); the ref keeps the storage alive
+        self.storages: dict[Any, _StorageRef] = {}  # by memory (or id(storage)); the ref keeps the storage alive
+        self.storage_dtypes: dict[tuple[Any, int], Any] = {}  # (device, data_ptr) -> the dtype saved for it
         self._globals: dict[tuple[str, str], _Global] = {}
 
     def _g(self, module: str, name: str) -> _Global:
@@ -111,11 +113,24 @@ class _Pickler(pickle._Pickler):
 
     dispatch[_Global] = save_global_ref  # type: ignore[assignment]  # the Python Pickler's dispatch table
 
-    def _tensor_reduce(self, t: Tensor, requires_grad: bool) -> tuple:
-        storage = t.untyped_storage()
-        ref = self.storages.get(id(storage))
+    def _ref(self, storage: Any, dtype: Any, device: Any) -> _StorageRef:
+        """The record of a backend storage's memory, saved as elements of `dtype`. One record per memory, as
+        torch keys by storage: tensors over the same memory through different storage objects
+        (view(dtype) of the same dtype, from_numpy of one array) share it too."""
+        ptr = storage.data_ptr() if storage.nbytes() else 0
+        key = (device, ptr, storage.nbytes()) if ptr else id(storage)
+        if ptr:
+            seen = self.storage_dtypes.setdefault((device, ptr), dtype)
+            if seen is not dtype:
+                raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different "
+                                   "types")
+        ref = self.storages.get(key)
         if ref is None:
-            ref = self.storages[id(storage)] = _StorageRef(str(len(self.storages)), storage, t.dtype, t.device)
+            ref = self.storages[key] = _StorageRef(str(len(self.storages)), storage, dtype, device)
+        return ref
+
+    def _tensor_reduce(self, t: Tensor, requires_grad: bool) -> tuple:
+        ref = self._ref(t._storage, t.dtype, t.device)
         return (self._g("torch._utils", "_rebuild_tensor_v2"),
                 (ref, t.storage_offset(), tuple(t.size()), tuple(t.stride()), requires_grad,
                  collections.OrderedDict()))
@@ -147,9 +162,14 @@ class _Pickler(pickle._Pickler):
         super().save(obj, save_persistent_id)  # type: ignore[misc]  # pickle's Python Pickler (not in typeshed)
 
     def persistent_id(self, obj: Any) -> Any:
+        if isinstance(obj, TypedStorage):  # a storage saved as itself: torch's record of it
+            obj = self._ref(obj._untyped_storage._impl, obj.dtype, obj.device)
+        elif isinstance(obj, UntypedStorage):
+            ref = self._ref(obj._impl, _dt.uint8, obj.device)
+            return ("storage", self._g("torch.storage", "UntypedStorage"), ref.key, _location(ref.device), obj.nbytes())
         if type(obj) is _StorageRef:
             return ("storage", self._g("torch", _STORAGE_NAMES[obj.dtype]), obj.key, _location(obj.device),
-                    obj.storage.numel())
+                    obj.storage.nbytes() // obj.dtype.itemsize)
         return None
 
 
@@ -211,17 +231,11 @@ class _StorageType:
         return f"torch.{self.name}"
 
 
-class _LoadedStorage:
-    __slots__ = ("storage", "dtype", "device")
-
-    def __init__(self, storage: Any, dtype: Any, device: Any) -> None:
-        self.storage, self.dtype, self.device = storage, dtype, device
-
-
-def _rebuild_tensor_v2(storage: _LoadedStorage, storage_offset: int, size: tuple, stride: tuple,
+def _rebuild_tensor_v2(storage: TypedStorage, storage_offset: int, size: tuple, stride: tuple,
                        requires_grad: bool, backward_hooks: Any, metadata: Any = None) -> Tensor:
     # A fresh leaf over the loaded storage (torch does `tensor.set_(storage, offset, size, stride)`).
-    t = Tensor._make(storage.storage, tuple(size), tuple(stride), storage_offset, storage.dtype, storage.device)
+    impl = typed_impl(storage._untyped_storage._impl, storage.dtype)
+    t = Tensor._make(impl, tuple(size), tuple(stride), storage_offset, storage.dtype, storage.device)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -318,6 +332,7 @@ def _torch_globals() -> dict[tuple[str, str], Any]:
     for name, d in _STORAGE_DTYPES.items():
         table[("torch", name)] = _StorageType(name, d)
     table[("torch", "UntypedStorage")] = _StorageType("UntypedStorage", _dt.uint8)
+    table[("torch.storage", "UntypedStorage")] = table[("torch", "UntypedStorage")]  # how torch names it
     for d, name in _DTYPE_NAMES.items():
         table[("torch", name)] = d
     return table
@@ -493,9 +508,9 @@ def _load(fh: IO[bytes], map_location: Any, weights_only: bool, pickle_load_args
             raise RuntimeError("jtorch.load: no data.pkl record in this zip archive (not a torch.save checkpoint)")
         prefix = pkl[: -len("data.pkl")]
         big = f"{prefix}byteorder" in names and zf.read(f"{prefix}byteorder") == b"big"
-        loaded: dict[str, _LoadedStorage] = {}
+        loaded: dict[str, TypedStorage] = {}
 
-        def load_storage(storage_type: Any, key: str, location: str, numel: int) -> _LoadedStorage:
+        def load_storage(storage_type: Any, key: str, location: str, numel: int) -> TypedStorage:
             if key in loaded:
                 return loaded[key]
             if not isinstance(storage_type, _StorageType):
@@ -512,7 +527,7 @@ def _load(fh: IO[bytes], map_location: Any, weights_only: bool, pickle_load_args
                 dev = _resolve_device(location, map_location)
                 if dev.type != "cpu":
                     base = base.to(dev)
-            loaded[key] = _LoadedStorage(base.untyped_storage(), dtype, base.device)
+            loaded[key] = TypedStorage._wrap(base.untyped_storage(), dtype)  # what torch.load gives a storage as
             return loaded[key]
 
         unpickler = _Unpickler(io.BytesIO(zf.read(pkl)), weights_only, load_storage,

@@ -21,7 +21,7 @@ from .device import device
 from .geometry import contiguous_strides, is_channels_last, is_channels_last_3d, is_contiguous, wrap_dim  # noqa: F401 (re-exported)
 from .keyset import DispatchKey, autograd_dispatch_keyset_with_ADInplaceOrView, key_repr
 from .scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, unpack_long
-from .storage import Storage, new_storage  # noqa: F401  (new_storage: re-exported for the structured layer)
+from .storage import Storage, UntypedStorage, new_storage  # noqa: F401  (new_storage: re-exported for the structured layer)
 
 _AD_INPLACE_OR_VIEW_BIT = key_repr(DispatchKey.ADInplaceOrView)
 _NOT_AUTOGRAD = ~int(autograd_dispatch_keyset_with_ADInplaceOrView)
@@ -262,8 +262,9 @@ class Tensor(_TensorBase):
     def data_ptr(self) -> int:
         return self._storage.data_ptr() + self._offset * self.dtype.itemsize
 
-    def untyped_storage(self) -> Storage:
-        return self._storage
+    def untyped_storage(self) -> UntypedStorage:
+        """The one UntypedStorage object of this tensor's memory (every view returns the same one)."""
+        return UntypedStorage._wrap(self._storage)
 
     @property
     def _version(self) -> int:

@@ -157,3 +157,67 @@ def test_files_written_by_torch_load_in_jtorch(tmp_path):
     jopt.load_state_dict(o["opt"])
     assert jopt.state[m.weight]["step"].item() == 1.0
     np.testing.assert_array_equal(jopt.state[m.weight]["exp_avg"].numpy(), opt.state[tm.weight]["exp_avg"].numpy())
+
+
+def _sharing_group(mod):
+    """Tensors over one storage, made in four ways: a view, a set_ alias, the legacy constructor over the
+    storage, and a transposed view of a reshaped alias."""
+    x = mod.arange(8, dtype=mod.float32)
+    a = mod.empty(0).set_(x.untyped_storage(), 2, (3,), (2,))
+    n = mod.FloatTensor(x.untyped_storage())
+    return {"x": x, "v": x[1:5], "a": a, "n": n, "t": x.view(2, 4).t()}
+
+
+def _check_sharing(o) -> None:
+    o["x"][2] = 20.0
+    o["n"][6] = 60.0
+    assert o["v"].tolist() == [1.0, 20.0, 3.0, 4.0] and o["a"].tolist() == [20.0, 4.0, 60.0]
+    assert o["t"][2].tolist() == [20.0, 60.0] and o["n"].tolist()[2] == 20.0
+
+
+def test_checkpoints_keep_storage_sharing_both_ways(tmp_path):
+    torch = live_torch("the same checkpoints read by both libraries")
+    f = tmp_path / "j.pt"
+    jtorch.save(_sharing_group(jtorch), f)
+    _check_sharing(torch.load(f))
+    back = jtorch.load(f)
+    assert all(t.untyped_storage() is back["x"].untyped_storage() for t in back.values())
+    _check_sharing(back)
+    g = tmp_path / "t.pt"
+    torch.save(_sharing_group(torch), g)
+    o = jtorch.load(g)
+    assert all(t.untyped_storage() is o["x"].untyped_storage() for t in o.values())
+    _check_sharing(o)
+
+
+def test_saving_one_memory_as_two_dtypes_is_refused_as_torch():
+    x = jtorch.arange(4.0)
+    with pytest.raises(RuntimeError, match="^Cannot save multiple tensors or storages that view the same data as "
+                                           "different types$"):
+        jtorch.save([x, x.view(jtorch.int32)], io.BytesIO())
+    buf = io.BytesIO()
+    y = jtorch.from_numpy(x.numpy())[1:]
+    assert y._storage is not x._storage  # another storage object over the same memory
+    jtorch.save([x, y], buf)
+    buf.seek(0)
+    a, b = jtorch.load(buf)
+    b[0] = 9.0
+    assert a.tolist() == [0.0, 9.0, 2.0, 3.0]
+
+
+def test_storages_saved_as_themselves_load_as_torch_loads_them(tmp_path):
+    torch = live_torch("the same checkpoints read by both libraries")
+    for mod in (jtorch, torch):
+        x = mod.arange(4, dtype=mod.float32)
+        f = tmp_path / f"{mod.__name__}.pt"
+        mod.save({"s": x.storage(), "u": mod.arange(3, dtype=mod.uint8).untyped_storage(), "t": x[1:]}, f)
+        for loader in (jtorch, torch):
+            o = loader.load(f)
+            assert type(o["s"]).__name__ == "TypedStorage" and type(o["u"]).__name__ == "TypedStorage"
+            assert o["s"].tolist() == [0.0, 1.0, 2.0, 3.0] and str(o["s"].dtype).endswith("float32")
+            assert o["u"].tolist() == [0, 1, 2] and str(o["u"].dtype).endswith("uint8")
+            o["s"][1] = 10.0  # the tensor saved with its storage shares it
+            assert o["t"].tolist() == [10.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="^Cannot save multiple tensors or storages that view the same data as "):
+        x = jtorch.arange(4.0)
+        jtorch.save([x, x.untyped_storage()], io.BytesIO())

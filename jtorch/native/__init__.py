@@ -3,6 +3,7 @@ every aten operator jtorch implements (and sets the Python-level Tensor methods 
 jtorch/__init__.py then generates the bindings."""
 from . import (
     activations,
+    asarray,
     binary,
     blas,
     comparing,
@@ -44,7 +45,10 @@ from . import (
     search,
     shape_composites,
     sorting,
+    storage_methods,
     tensor_new,
+    tensor_properties,
+    tensor_types,
     unary,
     views,
 )

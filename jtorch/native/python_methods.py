@@ -199,6 +199,8 @@ def type_method(self: Tensor, dtype: Any = None, non_blocking: bool = False, *, 
         return dispatch_to(self, None, dtype, builtins.bool(non_blocking), False, memory_format)
     if isinstance(dtype, builtins.type):
         name = "torch.Tensor" if issubclass(dtype, Tensor) else dtype.__name__
+        if hasattr(dtype, "_device_type"):  # a legacy type (jtorch.LongTensor): its qualified name
+            name = f"{dtype.__module__}.{name}"
     elif isinstance(dtype, str):
         name = dtype
     else:

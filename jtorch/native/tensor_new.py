@@ -26,6 +26,7 @@ from ..scalar import LIMITS, checked_scalar, overflow_error, unpack_long
 from ..tensor import Size, Tensor
 from .copy import copy_from_host, copy_into_new
 from .factories import _empty, empty_like
+from .views import alias
 
 _MAX_DIMS = 128
 _warned_not_writable = False
@@ -406,53 +407,163 @@ def new_tensor(self: Tensor, data: Any, dtype: _dt.dtype | None = None, device: 
 
 
 
-_LEGACY_SIGNATURES = (" * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
-                      " * (tuple of ints size, *, torch.device device = None)\n"
-                      " * (object data, *, torch.device device = None)\n")
+_LEGACY_SIGNATURES = ("(*, torch.device device = None)", "(torch.Storage storage)", "(Tensor other)",
+                      "(tuple of ints size, *, torch.device device = None)",
+                      "(object data, *, torch.device device = None)")
+
+
+def _matches(kind: str, x: Any) -> bool:
+    """Whether an argument fits a parameter type as the Python argument parser names it."""
+    from ..storage import TypedStorage, UntypedStorage
+
+    if kind == "Tensor":
+        return isinstance(x, Tensor)
+    if kind == "torch.Storage":
+        return isinstance(x, (TypedStorage, UntypedStorage))
+    if kind == "int":
+        return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+    if kind == "tuple of ints":
+        return isinstance(x, (tuple, list, Size)) and all(isinstance(v, (int, np.integer)) for v in x)
+    if kind == "torch.device":
+        return x is None or isinstance(x, (str, int, _device_cls))
+    return kind == "object"
+
+
+def _plain_type_name(x: Any) -> str:
+    return type(x).__name__ if isinstance(x, (tuple, list)) else type_name(x)
+
+
+def invalid_combination(fname: str, signatures: tuple[str, ...], args: tuple, kwargs: dict) -> TypeError:
+    """PythonArgParser's error when no signature matches: every signature, and for those taking as many
+    arguments as were given, why it did not match (unknown keywords, or the arguments that have the
+    wrong type marked !type!)."""
+    got = [_plain_type_name(a) for a in args] + [f"{k}={_plain_type_name(v)}" for k, v in kwargs.items()]
+    lines = []
+    for sig in signatures:
+        lines.append(f" * {sig}\n")
+        params = [p for p in sig[1:-1].split(", ")]
+        if len(params) != len(args) + len(kwargs):
+            continue
+        named = {}
+        positional = []
+        kw_only = False
+        for p in params:
+            if p == "*":
+                kw_only = True
+                continue
+            if not p:
+                continue
+            decl = p.split(" = ")[0]
+            kind, _, name = decl.rpartition(" ")
+            named[name] = kind
+            if not kw_only:
+                positional.append((kind, name))
+        bad = [k for k in kwargs if k not in named]
+        if bad:
+            lines.append(f"      didn't match because some of the keywords were incorrect: {', '.join(bad)}\n")
+            continue
+        parts = []
+        for i, a in enumerate(args):
+            ok = i < len(positional) and _matches(positional[i][0], a)
+            parts.append(type_name(a) if ok else f"!{type_name(a)}!")
+        for k, v in kwargs.items():
+            parts.append(f"{k}={type_name(v)}" if _matches(named[k], v) else f"{k}=!{type_name(v)}!")
+        lines.append(f"      didn't match because some of the arguments have invalid types: ({', '.join(parts)})\n")
+    return TypeError(f"{fname}() received an invalid combination of arguments - got ({', '.join(got)}), "
+                     f"but expected one of:\n{''.join(lines)}")
 
 
 def _legacy_no_match(args: tuple, kwargs: dict) -> TypeError:
-    got = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()]
-    return TypeError(f"new() received an invalid combination of arguments - got ({', '.join(got)}), "
-                     f"but expected one of:\n{_LEGACY_SIGNATURES}")
+    return invalid_combination("new", _LEGACY_SIGNATURES, args, kwargs)
 
 
-def legacy_constructor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
-    """`jtorch.Tensor(data)` / `jtorch.Tensor(*sizes)` / `jtorch.Tensor()`: the default dtype, CPU only."""
+def _options_text(dtype: _dt.dtype, dev: _device_cls) -> str:
+    """c10::TensorOptions printed (legacy constructors' type error)."""
+    from ..scalar import TYPE_META_NAME
+
+    return (f"TensorOptions(dtype={TYPE_META_NAME.get(dtype, str(dtype))}, device={dev}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def _legacy_from_storage(storage: Any, dtype: _dt.dtype, dev: _device_cls) -> Tensor:
+    """legacy_new_from_sequence's Storage case: a 1-D tensor over all of the storage."""
+    from ..scalar import SCALAR_TYPE_NAME
+    from ..storage import TypedStorage, typed_impl
+
+    if isinstance(storage, TypedStorage):
+        if storage.dtype is not dtype:
+            raise RuntimeError(f"Expected a Storage of type {SCALAR_TYPE_NAME[dtype]} or an UntypedStorage, but got "
+                               f"type {SCALAR_TYPE_NAME[storage.dtype]} for argument 1 'storage'")
+        storage = storage._untyped_storage
+    impl = typed_impl(storage._impl, dtype)
+    n = storage.nbytes() // dtype.itemsize
+    return Tensor._make(impl, (n,), (1,), 0, dtype, storage.device)
+
+
+def legacy_new(dtype: _dt.dtype, dev: _device_cls, args: tuple, kwargs: dict, base_ctor: bool = False) -> Tensor:
+    """torch::utils::legacy_tensor_ctor / legacy_tensor_new: `jtorch.FloatTensor(...)`,
+    `jtorch.Tensor(...)`, `t.new(...)`: sizes, data, a tensor or a storage, of `dtype` on a device of
+    `dev`'s type (the class's; the tensor's for `new`). `jtorch.Tensor` itself (`base_ctor`) takes a
+    tensor or typed storage of any dtype."""
+    from ..storage import TypedStorage, UntypedStorage
+
     unknown = {k: v for k, v in kwargs.items() if k != "device"}
     if unknown:
         raise _legacy_no_match(args, kwargs)
     device = kwargs.get("device")
     if device is not None:
         d = as_device(device)
-        if d.type != "cpu":
-            raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {d.type} was passed")
-    dtype = _dt.get_default_dtype()
+        if d.type != dev.type:
+            raise RuntimeError(f"legacy constructor expects device type: {dev.type} but device type: {d.type} was "
+                               "passed")
+        dev = d
     if not args:
-        return _empty((0,), dtype, CPU)
+        return _empty((0,), dtype, dev)
     a = args[0]
     if len(args) == 1:
         if isinstance(a, Tensor):
             if kwargs:
+                raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, device=device) is not "
+                                   "supported.  Use torch.tensor(...) or torch.as_tensor(...) instead.")
+            if not base_ctor and (a.dtype is not dtype or a._device.type != dev.type):
+                raise TypeError(f"expected {_options_text(dtype, dev)} (got {_options_text(a.dtype, a._device)})")
+            return _alias(a)
+        if isinstance(a, (UntypedStorage, TypedStorage)):
+            if kwargs:
                 raise _legacy_no_match(args, kwargs)
-            return Tensor._make(a._storage, a._size, a._stride, a._offset, a.dtype, a._device, a._vc)
+            return _legacy_from_storage(a, dtype, dev)
         if isinstance(a, Size):
-            return _empty(tuple(a), dtype, CPU)
+            return _empty(tuple(a), dtype, dev)
         if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
-            return _empty((int(a),), dtype, CPU)
+            return _empty((int(a),), dtype, dev)
         if isinstance(a, str):
             raise TypeError(f"new(): invalid data type '{type(a).__name__}'")
         if not _is_sequence(a):
             raise TypeError(f"new(): data must be a sequence (got {tp_name(a)})")
-        return _internal_new_from_data(a, dtype, CPU, infer=False, copy_variables=True, copy_numpy=True,
+        return _internal_new_from_data(a, dtype, dev, infer=False, copy_variables=True, copy_numpy=True,
                                        warn_name=None)
     if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
         for i, x in enumerate(args):
             if not isinstance(x, (int, np.integer)) or isinstance(x, bool):
                 raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {i + 1} with error "
                                 f"\"type must be tuple of ints,but got {type(x).__name__}\"")
-        return _empty(tuple(int(x) for x in args), dtype, CPU)
+        return _empty(tuple(int(x) for x in args), dtype, dev)
     raise _legacy_no_match(args, kwargs)
+
+
+def _alias(a: Tensor) -> Tensor:
+    """`jtorch.Tensor(other)`: an alias of other (AliasBackward0 when other requires grad, as torch)."""
+    return alias.op(a)
+
+
+def legacy_constructor(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    """`jtorch.Tensor(data)` / `jtorch.Tensor(*sizes)` / `jtorch.Tensor()`: the default dtype, CPU only."""
+    return legacy_new(_dt.get_default_dtype(), CPU, args, kwargs, base_ctor=True)
+
+
+def new_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """`t.new(...)` (legacy_tensor_new): the legacy constructor with t's dtype, on t's device type."""
+    return legacy_new(self.dtype, self._device, args, kwargs)
 
 
 def tensor_from_numpy(arr: np.ndarray) -> Tensor:
@@ -464,3 +575,4 @@ def tensor_from_numpy(arr: np.ndarray) -> Tensor:
 Tensor.new_tensor = new_tensor  # type: ignore[method-assign,assignment]  # declared for the type checker in _tensor_python.pyi
 # jtorch.Tensor(data) / jtorch.Tensor(*sizes)
 Tensor.__new__ = legacy_constructor  # type: ignore[method-assign,assignment]  # declared in _tensor_python.pyi
+Tensor.new = new_method  # type: ignore[method-assign,assignment]  # declared in _tensor_python.pyi

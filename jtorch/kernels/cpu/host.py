@@ -13,7 +13,7 @@ from ...storage import CPUStorage
 def numpy_view(t: Any) -> np.ndarray:
     """A NumPy array sharing this CPU tensor's memory (its base keeps the storage alive)."""
     st = t._storage
-    if type(st) is not CPUStorage:
+    if not isinstance(st, CPUStorage):  # a pinned host storage is a CPUStorage too
         raise TypeError(f"can't convert {t._device} device type tensor to numpy. Use Tensor.cpu() to copy "
                         "the tensor to host memory first.")
     buf = st.data
