@@ -188,13 +188,23 @@ def _check_code(p: Param, var: str, allow_numbers: bool) -> list[str]:
     lines: list[str] = []
     opt = t.is_optional()
     inner = t.unwrap_optional()
-    prefix = f"if {var} is not None:" if opt else "if True:"
     body = _inner_check(inner, var, fail, allow_numbers, p.name)
     if not body:
         return []
-    lines.append(prefix)
+    if not opt and _none_is_default(p):
+        # torchgen writes a list's default [] as None: PythonArgParser takes None for it (roll(x, 1, None))
+        lines.append(f"if {var} is None: {var} = ()")
+        lines.append("else:")
+    else:
+        lines.append(f"if {var} is not None:" if opt else "if True:")
     lines += ["    " + b for b in body]
     return lines
+
+
+def _none_is_default(p: Param) -> bool:
+    """A list parameter whose default is [] (torch's Python signature says `= None`)."""
+    t = p.type
+    return t is not None and t.is_list() and p.has_default and not p.default and p.default is not None
 
 
 def _inner_check(t: Type, var: str, fail: str, allow_numbers: bool, pname: str) -> list[str]:
@@ -449,6 +459,8 @@ def _direct_call(sig: Signature, method: bool, index: int = 0) -> list[str]:
     signature before it needs one, so the full parse would come to it too."""
     if _varargs_index(sig) is not None or len(sig.nf.func.returns) > 1:  # several returns: a wrapped tuple
         return []
+    returns = sig.nf.func.returns
+    wrap = returns and returns[0].type.is_list()  # Tensor[]: a tuple, as torch's
     required = [p for p in sig.params if not p.has_default]
     if any(p.kwarg_only or p.arg is None or p.arg.type.is_optional() or p.arg.type.is_list() for p in required):
         return []
@@ -471,7 +483,8 @@ def _direct_call(sig: Signature, method: bool, index: int = 0) -> list[str]:
         args.append("self" if method and a.name == "self" else given.get(a.name, "None"))
     call = ", ".join(args)
     cond = " and ".join(["not kwargs", f"len(args) == {len(required)}"] + tests)
-    lines = [f"    if {cond}:", f"        return _op{index}({call})"]
+    ret = f"_tuple(_op{index}({call}))" if wrap else f"_op{index}({call})"
+    lines = [f"    if {cond}:", f"        return {ret}"]
     # `t * 2`: the same call with the one Python number a Tensor parameter accepts, wrapped
     numbers = [j for j, p in enumerate(required) if _arg(p).type.base_name == "Tensor"
                and sig.nf.allow_numbers_as_tensors and (method or j > 0)]
@@ -480,7 +493,8 @@ def _direct_call(sig: Signature, method: bool, index: int = 0) -> list[str]:
         tests[j] = f"type(args[{j}]) in _NUMBERS"
         call = call.replace(f"args[{j}]", f"_wrap(args[{j}])")
         cond = " and ".join(["not kwargs", f"len(args) == {len(required)}"] + tests)
-        lines += [f"    if {cond}:", f"        return _op{index}({call})"]
+        ret = f"_tuple(_op{index}({call}))" if wrap else f"_op{index}({call})"
+        lines += [f"    if {cond}:", f"        return {ret}"]
     return lines
 
 
@@ -584,7 +598,7 @@ def generate(name: str, sigs: list[Signature], *, method: bool, dunder: bool = F
     env.update(_Tensor=Tensor, _Mismatch=_Mismatch, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _scalar=_scalar,
                _int=_int, _int_list=_int_list, _to_dtype=_to_dtype, _to_device=_to_device, _dtype=_dt.dtype,
                np=np, _sigs=sigs, _no_match=no_match, _wrap=_wrap_number, _as_tensor=_as_tensor,
-               _set_requires_grad=_set_requires_grad,
+               _set_requires_grad=_set_requires_grad, _tuple=tuple,
                _NP_ALIASES=_NUMPY_ALIASES, _np_kwargs=_numpy_kwargs)
     return src, env
 
@@ -609,6 +623,8 @@ def _return_types(sig: Signature, env: dict, index: int) -> tuple[str, str]:
     names several returns (max.dim -> return_types.max, its out= form -> return_types.max_out)."""
     returns = sig.nf.func.returns
     names = tuple(r.name for r in returns if r.name is not None)
+    if len(returns) == 1 and returns[0].type.is_list():  # Tensor[]: torch's wrap() makes a tuple of it
+        return "_tuple", ""
     if len(names) < 2 or len(names) != len(returns):  # fewer than two, or one without a name
         return "", ""
     from . import return_types
@@ -700,16 +716,32 @@ def _reflected_dunder(name: str, target: str) -> Callable:
     return build_reflected(name, signatures_for(target, False))
 
 
+# reflected operators whose Python number goes to the binding unwrapped, to a Scalar overload
+_REFLECTED_SCALAR = frozenset({"__rsub__", "__rpow__", "__rmod__"})
+
+
 def build_reflected(name: str, sigs: list[Signature]) -> Callable:
-    """Tensor.__rsub__(self, other) = sub(other, self), NotImplemented where nothing fits."""
+    """Tensor.__rpow__(self, other) = pow(other, self) (__rsub__: rsub(self, other), __rdiv__:
+    self.reciprocal() * other, as torch/_tensor.py), NotImplemented where nothing fits."""
     fn = build(name, sigs, method=False, dunder=True)
-    src = (f"def {name}(self, other):\n"
-           "    if not isinstance(other, _Tensor):\n"
-           "        if type(other) in _NUMBERS or isinstance(other, _NP_NUMBERS): other = _wrap(other)\n"
-           + ("        elif type(other) is np.ndarray: return self.reciprocal() * other\n"
-              if name in ("__rtruediv__", "__rdiv__") else "")  # torch's __rdiv__ is reciprocal() * other
-           + "        else: return NotImplemented\n"
-           "    return _fn(other, self)\n")
+    if name in ("__rtruediv__", "__rdiv__"):  # torch's __rdiv__ is reciprocal() * other
+        src = (f"def {name}(self, other):\n"
+               "    if isinstance(other, (_Tensor, np.ndarray)) or type(other) in _NUMBERS \\\n"
+               "            or isinstance(other, _NP_NUMBERS):\n"
+               "        return self.reciprocal() * other\n"
+               "    return NotImplemented\n")
+    else:
+        # torch.rsub(self, other) for __rsub__, f(other, self) for the others; a number goes to the
+        # binding as it is (a Scalar overload: rsub.Scalar, pow.Scalar, remainder.Scalar_Tensor)
+        # where the operator has one, wrapped otherwise
+        call = "_fn(self, other)" if name == "__rsub__" else "_fn(other, self)"
+        number = "pass" if name in _REFLECTED_SCALAR else "other = _wrap(other)"
+        src = (f"def {name}(self, other):\n"
+               "    if not isinstance(other, _Tensor):\n"
+               f"        if type(other) in _NUMBERS: {number}\n"
+               "        elif isinstance(other, _NP_NUMBERS): other = _wrap(other)\n"
+               "        else: return NotImplemented\n"
+               f"    return {call}\n")
     from .tensor import Tensor
 
     env: dict[str, Any] = dict(_fn=fn, _Tensor=Tensor, _NUMBERS=_NUMBERS, _NP_NUMBERS=_NP_NUMBERS, _wrap=_wrap_number,

@@ -200,15 +200,13 @@ def dim_list_to_mask(dims: Sequence[int] | int | None, ndim: int) -> list[bool]:
         dims = (dims,)
     if len(dims) == 0:
         return [True] * ndim
-    mask = [False] * ndim
+    mask = [False] * max(ndim, 1)  # a 0-dim tensor's dim 0 (wrapped as a scalar) is seen once too
     for d in dims:
         w = wrap_dim(d, ndim)
-        if ndim == 0:
-            continue
         if mask[w]:
             raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
         mask[w] = True
-    return mask
+    return mask[:ndim]
 
 
 def reduced_shape(size: tuple[int, ...], mask: Sequence[bool], keepdim: bool) -> tuple[int, ...]:

@@ -3,10 +3,10 @@ the table in derivatives.py (see its doc).
 
 In derivatives.yaml's order, so that the per-name node counters match PyTorch's (SqueezeBackward0/1/2,
 ScatterBackward0/1, SortBackward0/1, IndexFillBackward0/1, MaskedFillBackward0/1). Operators jtorch
-declares CompositeImplicitAutograd (reshape, split.sizes, chunk, stack, diag, roll, rot90, tile,
-index_fill, masked_scatter, masked_fill.Tensor, ...) have no entry: they differentiate through
-their decomposition (the functional index_fill / masked_scatter decompose into clone + the
-in-place variant, which uses the entry below and gets PyTorch's node name).
+declares CompositeImplicitAutograd (reshape, split.sizes, chunk, diag, roll, rot90, tile,
+masked_fill.Tensor, ...) have no entry: they differentiate through their decomposition. stack,
+block_diag and the functional index_fill / masked_scatter are CompositeExplicitAutograd, as in
+PyTorch, and record their own node.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ ENTRIES = [
     D("as_strided_scatter", self="as_strided_scatter_backward(grad, self.shape, self.stride(), size, stride, "
                                  "storage_offset)",
       src="grad.contiguous().as_strided(size, stride, storage_offset)"),
+    D("block_diag", tensors="block_diag_backward(grad, to_args_sizes(tensors), to_args_scalartypes(tensors))"),
     D("cat", tensors="cat_tensors_backward(grad, to_args_sizes(tensors), to_args_scalartypes(tensors), dim)"),
     D("diag_embed", self="grad.diagonal(offset, dim1, dim2)"),
     D("diagonal", self="diagonal_backward(grad, self.shape, offset, dim1, dim2)"),
@@ -40,7 +41,8 @@ ENTRIES = [
       **{  # type: ignore[arg-type]  # formulas only: the ** fills no other keyword
           "self, source": "index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)"}),
     D("index_select", self="index_select_backward(grad, self.shape, dim, index)"),
-    D("masked_scatter", self="grad.masked_fill(mask, 0)", source="masked_scatter_backward(grad, mask, source.shape)"),
+    D("masked_scatter", self="sum_to(grad.masked_fill(mask, 0), self.shape)",
+      source="masked_scatter_backward(grad, mask, source.shape)"),
     D("masked_select", self="masked_select_backward(grad, self.shape, mask)"),
     D("permute", self="grad.permute(inverse_permutation(dims))"),
     D("put", self="grad if accumulate else grad.put(index, grad.new_zeros(source.shape), False)",
@@ -50,6 +52,8 @@ ENTRIES = [
     D("scatter.src", self="grad.scatter(dim, index, 0)", src="grad.gather(dim, index)"),
     D("scatter.value", self="grad.scatter(dim, index, 0)"),
     D("scatter_add", self="grad", src="grad.gather(dim, index)"),
+    D("roll", self="grad.roll([-s for s in shifts], dims)"),
+    D("rot90", self="grad.rot90(-k, dims)"),
     D("select.int", self="select_backward(grad, self.shape, dim, index)"),
     D("select_scatter", self="grad.select_scatter(grad.new_zeros(src.shape), dim, index)",
       src="grad.select(dim, index)"),
@@ -68,12 +72,14 @@ ENTRIES = [
     D("squeeze_", self="unsqueeze_to(grad, self.shape)"),
     D("squeeze_.dim", self="unsqueeze_to(grad, dim, self.shape)"),
     D("squeeze_.dims", self="unsqueeze_to(grad, dim, self.shape)"),
+    D("stack", tensors="stack_tensors_backward(grad, dim, to_args_scalartypes(tensors))"),
     D("t", self="grad.t()"),
     D("t_", self="grad.t()"),
     D("flip", self="grad.flip(dims)"),
     D("take", self="take_backward(grad, self.shape, index)"),
     D("topk", self="value_selecting_reduction_backward(grad, dim, indices, self.shape, True)",
       output_differentiability=[True, False]),
+    D("trace", self="trace_backward(grad, self.shape)"),
     D("transpose.int", self="grad.transpose(dim0, dim1)"),
     D("transpose_", self="grad.transpose(dim0, dim1)"),
     D("tril", self="grad.tril(diagonal)"),

@@ -101,6 +101,37 @@ def unbind_backward(grads: Sequence[Any], dim: int) -> Any:
     return out
 
 
+def block_diag_backward(grad: Any, shapes: Sequence[tuple], dtypes: Sequence[Any]) -> list:
+    """Each input's block of grad, in its shape and dtype (torch's block_diag_backward)."""
+    out, r, c = [], 0, 0
+    for shape, dt in zip(shapes, dtypes):
+        h, w = (shape if len(shape) == 2 else (1, shape[0]) if len(shape) == 1 else (1, 1))
+        g = grad.narrow(0, r, h).narrow(1, c, w).reshape(shape)
+        if g.is_complex() and not dt.is_complex:
+            g = g.real
+        out.append(g if g.dtype == dt else g.to(dt))
+        r, c = r + h, c + w
+    return out
+
+
+def trace_backward(grad: Any, sizes: Sequence[int]) -> Any:
+    """grad on the diagonal of a zero matrix of self's shape."""
+    out = grad.new_zeros(tuple(sizes))
+    out.diagonal().copy_(grad.expand(min(sizes)))
+    return out
+
+
+def stack_tensors_backward(grad: Any, dim: int, dtypes: Sequence[Any]) -> list:
+    """One slice of grad per stacked input, in its dtype (torch's stack_tensors_backward)."""
+    out = []
+    for i, dt in enumerate(dtypes):
+        g = grad.select(dim, i)
+        if g.is_complex() and not dt.is_complex:
+            g = g.real
+        out.append(g if g.dtype == dt else g.to(dt))
+    return out
+
+
 def to_args_sizes(tensors: Sequence[Any]) -> list:
     """The shapes of a tensor list (the formula analyzer saves such a list as metadata only)."""
     return [tuple(t.shape) for t in tensors]

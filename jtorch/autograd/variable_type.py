@@ -263,8 +263,9 @@ def record_generic(spec: OpSpec, ks: int, args: tuple, kwargs: dict) -> Any:
     if True not in needs or (info is None and not spec.not_implemented):
         return redispatch_below(spec.get_op, spec.below_fns, ks, _AFTER, spec.below, args, kwargs)
     if info is None:
+        # autogradNotImplementedFallback: edges to the inputs that require grad only
         node: Node = NotImplemented(f"derivative for aten::{spec.base} is not implemented",
-                                    tuple(edges))
+                                    tuple(e for e in edges if e[0] is not None))
     else:
         assert spec.node_cls is not None  # made with the info
         node = formula = spec.node_cls(tuple(edges))

@@ -2,14 +2,14 @@
 TensorIterator configuration and its scalar function (jtorch/kernels/scalar_binary.py).
 
 Schemas are PyTorch's, verbatim. Python numbers reach Tensor arguments after `self` as wrapped
-numbers (0-dim tensors that type promotion treats as Python scalars), exactly what PyTorch's
-`add.Scalar`-style overloads do, so those overloads are left out, except where a Scalar overload
-behaves differently (pow.Tensor_Scalar rejects negative integer exponents) or where Python needs
-a Scalar `self` (`torch.pow(2, t)`, `torch.remainder(2, t)`). Operators whose PyTorch binding
-takes no numbers for a Tensor argument (atan2, maximum, logical_and, ...) don't take them here.
+numbers (0-dim tensors that type promotion treats as Python scalars) where PyTorch's binding does
+so (add, sub, mul, div, floor_divide); their Scalar overloads have no binding and serve the
+composites (AddBackward1, as a C++ `t + 2` records). Operators whose PyTorch binding takes no
+numbers for a Tensor argument (rsub, remainder, fmod, atan2, maximum, logical_and, ...) take a
+number through their Scalar overload where torch has one, and refuse it otherwise.
 
-Reflected operators (`2 - t`, `2 ** t`, `2 / t`, `2 // t`, `2 % t`) call the function with the
-operands swapped (registry.reflect_dunder), as torch/_tensor.py does.
+Reflected operators call what torch/_tensor.py calls (registry.reflect_dunder): `2 - t` is
+rsub(t, 2), `2 / t` is t.reciprocal() * 2, `2 ** t` pow(2, t), `2 % t` remainder(2, t).
 
 Checks PyTorch makes in a meta function are `prepare` (they see the input tensors) or `check`
 (they see the common dtype); the dtype dispatch of PyTorch's CPU kernels ('"bitwise_and_cpu" not
@@ -151,14 +151,19 @@ sub = elementwise("sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(
                   inplace="sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
                   config=BINARY_OP, scalar=s.sub, prepare=_sub_check, check=alpha_check, dunder="__sub__",
                   inplace_dunder="__isub__")
-reflect_dunder("__rsub__", "sub")
+reflect_dunder("__rsub__", "rsub")
 _alias(sub, "subtract")
 
 
-@composite_explicit_autograd("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-                             numbers_as_tensors=True)
+@composite_explicit_autograd("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
 def rsub(self: Tensor, other: Tensor, *, alpha: Any = 1) -> Tensor:
     return sub.functional.op(other, self, alpha=alpha)
+
+
+# `1 - x` calls rsub(x, 1): this overload (RsubBackward1), as torch's Tensor.__rsub__
+@composite_explicit_autograd("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor")
+def rsub_scalar(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    return sub.functional.op(wrapped_scalar_tensor(other), self, alpha=alpha)
 
 
 mul = elementwise("mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
@@ -198,6 +203,28 @@ div_mode = elementwise(
     inplace="div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)",
     config=_div_mode_config, select=lambda extras: _DIV_MODES[extras["rounding_mode"]],
     dispatch_check=_div_mode_dispatch)
+# add/sub/mul/div.Scalar: no Python binding (torch's binding skips them: a number goes to the Tensor
+# overload as a wrapped number); what a composite calls for `t + 2` in C++ (AddBackward1, one edge)
+@composite_explicit_autograd("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "")
+def add_scalar(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    return add.functional.op(self, wrapped_scalar_tensor(other), alpha=alpha)
+
+
+@composite_explicit_autograd("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", "")
+def sub_scalar(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
+    return sub.functional.op(self, wrapped_scalar_tensor(other), alpha=alpha)
+
+
+@composite_explicit_autograd("mul.Scalar(Tensor self, Scalar other) -> Tensor", "")
+def mul_scalar(self: Tensor, other: Any) -> Tensor:
+    return mul.functional.op(self, wrapped_scalar_tensor(other))
+
+
+@composite_explicit_autograd("div.Scalar(Tensor self, Scalar other) -> Tensor", "")
+def div_scalar(self: Tensor, other: Any) -> Tensor:
+    return div.functional.op(self, wrapped_scalar_tensor(other))
+
+
 reflect_dunder("__rtruediv__", "div")
 reflect_dunder("__rdiv__", "div")
 _alias(div, "divide")
@@ -208,8 +235,25 @@ floor_divide = _binary("floor_divide", s.div_floor, inplace_overload="Tensor",
 reflect_dunder("__rfloordiv__", "floor_divide")
 remainder = _binary("remainder", s.remainder, out_overload="Tensor_out", overload="Tensor", inplace_overload="Tensor",
                     dispatch_check=_dispatch("remainder_cpu", _real_not_bool), dunder="__mod__",
-                    inplace_dunder="__imod__")
+                    inplace_dunder="__imod__", numbers_as_tensors=False)
 reflect_dunder("__rmod__", "remainder")
+
+
+# A Python number `other` takes the Scalar overloads (RemainderBackward0, FmodBackward0), as torch's
+# binding does: remainder and fmod do not take numbers as tensors
+@composite_explicit_autograd("remainder.Scalar(Tensor self, Scalar other) -> Tensor", "function, method")
+def remainder_scalar(self: Tensor, other: Any) -> Tensor:
+    return remainder.functional.op(self, wrapped_scalar_tensor(other))
+
+
+@composite_explicit_autograd("remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", "method")
+def remainder_scalar_(self: Tensor, other: Any) -> Tensor:
+    return remainder.inplace.op(self, wrapped_scalar_tensor(other))
+
+
+@composite_explicit_autograd("remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)")
+def remainder_scalar_out(self: Tensor, other: Any, *, out: Tensor) -> Tensor:
+    return remainder.out.op(self, wrapped_scalar_tensor(other), out=out)
 
 
 @composite_explicit_autograd("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor")
@@ -218,7 +262,22 @@ def remainder_scalar_tensor(self: Any, other: Tensor) -> Tensor:
 
 
 fmod = _binary("fmod", s.fmod, out_overload="Tensor_out", overload="Tensor", inplace_overload="Tensor",
-               dispatch_check=_dispatch("fmod_cpu", _real_not_bool))
+               dispatch_check=_dispatch("fmod_cpu", _real_not_bool), numbers_as_tensors=False)
+
+
+@composite_explicit_autograd("fmod.Scalar(Tensor self, Scalar other) -> Tensor", "function, method")
+def fmod_scalar(self: Tensor, other: Any) -> Tensor:
+    return fmod.functional.op(self, wrapped_scalar_tensor(other))
+
+
+@composite_explicit_autograd("fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", "method")
+def fmod_scalar_(self: Tensor, other: Any) -> Tensor:
+    return fmod.inplace.op(self, wrapped_scalar_tensor(other))
+
+
+@composite_explicit_autograd("fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)")
+def fmod_scalar_out(self: Tensor, other: Any, *, out: Tensor) -> Tensor:
+    return fmod.out.op(self, wrapped_scalar_tensor(other), out=out)
 
 
 # ---- pow ----------------------------------------------------------------------------------------------

@@ -38,13 +38,14 @@ def _index_tensor(values: np.ndarray, dtype: _dt.dtype, dev: Any) -> Tensor:
 # ---- broadcast_tensors ---------------------------------------------------------------------------
 @composite_implicit_autograd("broadcast_tensors(Tensor[] tensors) -> Tensor[]")
 def broadcast_tensors(tensors: Sequence[Tensor]) -> tuple:
-    """expand_outplace: every tensor expanded (a view) to the common broadcast shape."""
+    """expand_outplace: every tensor expanded (a view) to the common broadcast shape; one of that
+    shape already is returned as it is (no ExpandBackward0 recorded)."""
     if not tensors:
         return ()
     shape = tensors[0]._size
     for t in tensors[1:]:
         shape = infer_size(shape, t._size)
-    return tuple(aten("expand")(t, shape) for t in tensors)
+    return tuple(t if t._size == shape else aten("expand")(t, shape) for t in tensors)
 
 
 # ---- meshgrid, cartesian_prod ----------------------------------------------------------------------

@@ -387,12 +387,13 @@ def index_fill__tensor(self: Tensor, dim: int, index: Tensor, value: Tensor) -> 
     return index_fill__Scalar.op(self, dim, index, v)
 
 
-@index_fill_Scalar.impl("CompositeImplicitAutograd")
+# CompositeExplicitAutograd, as torch's: one IndexFillBackward0 node, no clone recorded
+@index_fill_Scalar.impl("CompositeExplicitAutograd")
 def index_fill_scalar(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     return index_fill__Scalar.op(_op("clone")(self), dim, index, value)
 
 
-@index_fill_Tensor.impl("CompositeImplicitAutograd")
+@index_fill_Tensor.impl("CompositeExplicitAutograd")
 def index_fill_tensor(self: Tensor, dim: int, index: Tensor, value: Tensor) -> Tensor:
     return index_fill__Tensor.op(_op("clone")(self), dim, index, value)
 

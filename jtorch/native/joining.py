@@ -20,7 +20,7 @@ from ..structured.structured import functional_kernel, make_binder, out_kernel
 from ..tensor import Tensor
 from .conversion import suggest_memory_format
 from .factories import aten
-from .registry import composite_implicit_autograd
+from .registry import composite_explicit_autograd, composite_implicit_autograd
 from .structured import structured
 
 
@@ -175,7 +175,8 @@ def _stack_inputs(tensors: Sequence[Tensor], dim: int, name: str = "stack") -> t
     return [_unsqueezed(t, d) for t in tensors], d
 
 
-@composite_implicit_autograd("stack(Tensor[] tensors, int dim=0) -> Tensor")
+# CompositeExplicitAutograd, as torch's: one StackBackward0 node with an edge per input
+@composite_explicit_autograd("stack(Tensor[] tensors, int dim=0) -> Tensor", "function")
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     ins, d = _stack_inputs(tensors, dim)
     return aten("cat")(ins, d)
@@ -198,9 +199,13 @@ def atleast(t: Tensor, n: int) -> Tensor:
         return t
     if n == 1:
         return _reshaped(t, (1,))
+    # torch's atleast_2d/_3d: reshape a 0-dim tensor, unsqueeze the others (their autograd nodes)
+    unsqueeze = aten("unsqueeze")
     if n == 2:
-        return _reshaped(t, (1,) + s if s else (1, 1))
-    return _reshaped(t, (1, 1, 1) if not s else (1, s[0], 1) if len(s) == 1 else s + (1,))
+        return unsqueeze(t, 0) if s else _reshaped(t, (1, 1))
+    if not s:
+        return _reshaped(t, (1, 1, 1))
+    return unsqueeze(unsqueeze(t, 0), -1) if len(s) == 1 else unsqueeze(t, -1)
 
 
 def _hstack_inputs(tensors: Sequence[Tensor], name: str = "hstack") -> tuple[list, int]:

@@ -260,7 +260,7 @@ def masked_scatter__kernel(self: Tensor, mask: Tensor, source: Tensor) -> Tensor
     return self
 
 
-@masked_scatter.impl("CompositeImplicitAutograd")
+@masked_scatter.impl("CompositeExplicitAutograd")  # as torch's: one MaskedScatterBackward0 node
 def masked_scatter_kernel(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     m, s = _expand_outplace(mask, self)
     return masked_scatter_.op(_op("clone").__call__(s, memory_format=contiguous_format), m, source)

@@ -291,9 +291,9 @@ def _copy_to(dst: Tensor, value: Any) -> None:
     _op("copy_")(dst, src)
 
 
-def _value_tensor(self: Tensor, value: Any) -> Tensor:
-    """valueToTensor for a Python number: a 0-dim tensor of self's dtype on self's device."""
-    t = _op("empty.memory_format")((), dtype=self.dtype, device=self._device)
+def _value_tensor(self: Tensor, value: Any, device: Any = None) -> Tensor:
+    """valueToTensor for a Python number: a 0-dim tensor of self's dtype on `device` (self's)."""
+    t = _op("empty.memory_format")((), dtype=self.dtype, device=device or self._device)
     _op("fill_.Scalar")(t, value)
     return t
 
@@ -308,6 +308,12 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
             value = value.item() if isinstance(value, np.generic) else (
                 complex(value) if isinstance(value, complex) else float(value) if isinstance(value, float)
                 else int(value))
+
+        if self._requires_grad:
+            # valueToTensor, as torch's setitem: copy_/fill_ of a tensor records torch's node and edges
+            # (a Python number is filled directly otherwise: the same values, no tensor made)
+            # (on the CPU for a CUDA self, as torch's: a 0-dim CPU value is filled in)
+            value = _value_tensor(self, value, "cpu" if self._device.type == "cuda" else None)
 
     tp = type(index)
     if index is False:

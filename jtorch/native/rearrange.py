@@ -15,14 +15,14 @@ from typing import Any
 from .. import dtypes as _dt
 from .._enums import contiguous_format
 from ..backends import backend
-from ..geometry import contiguous_strides, shape_str, wrap_dim
-from ..promotion import can_cast, promote_types
+from ..geometry import contiguous_strides, dim_list_to_mask, shape_str, wrap_dim
+from ..promotion import can_cast, result_type_many
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import MetaBase, allocate
 from ..tensor import Tensor
 from .copy import copy_from_host, host_values
 from .factories import aten, empty_like_impl
-from .registry import backend_kernel, composite_implicit_autograd, declare
+from .registry import backend_kernel, composite_explicit_autograd, composite_implicit_autograd, declare
 from .structured import structured
 
 
@@ -165,13 +165,7 @@ def _flipped(self: Tensor, mask: Sequence[bool]) -> Tensor:
 @backend_kernel("flip(Tensor self, int[] dims) -> Tensor", "function, method")
 def flip(self: Tensor, dims: Sequence[int]) -> Tensor:
     n = len(self._size)
-    mask = [False] * n
-    for d in dims:  # dim_list_to_bitset: wrapped, each once
-        w = wrap_dim(d, n)
-        if n and mask[w]:
-            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
-        if n:
-            mask[w] = True
+    mask = dim_list_to_mask(tuple(dims), n) if dims else [False] * n  # dim_list_to_bitset: each dim once
     out = empty_like_impl(self)
     if _has_data(out):
         backend(out._device.type).remap(out, _flipped(self, mask))
@@ -202,7 +196,8 @@ def _roll_one(self: Tensor, shift: int, dim: int) -> Tensor:
     return aten("cat")([aten("narrow")(self, d, start, size - start), aten("narrow")(self, d, 0, start)], d)
 
 
-@composite_implicit_autograd("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", "function, method")
+# roll, rot90 and trace are CompositeExplicitAutograd, as torch's: their own node (RollBackward0, ...)
+@composite_explicit_autograd("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor", "function, method")
 def roll(self: Tensor, shifts: Sequence[int], dims: Sequence[int] = ()) -> Tensor:
     shifts, dims = tuple(shifts), tuple(dims)
     if len(dims) == 1 and len(shifts) == 1:
@@ -232,7 +227,7 @@ def _transposed(t: Tensor, d0: int, d1: int) -> Tensor:
     return t
 
 
-@composite_implicit_autograd("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", "function, method")
+@composite_explicit_autograd("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", "function, method")
 def rot90(self: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     n = len(self._size)
     if len(dims) != 2:
@@ -334,7 +329,7 @@ def diagflat(self: Tensor, offset: int = 0) -> Tensor:
     return aten("diag")(aten("reshape")(self, (-1,)), offset)
 
 
-@composite_implicit_autograd("trace(Tensor self) -> Tensor", "function, method")
+@composite_explicit_autograd("trace(Tensor self) -> Tensor", "function, method")
 def trace(self: Tensor) -> Tensor:
     if len(self._size) != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {len(self._size)}")
@@ -349,7 +344,6 @@ def block_diag_kernel(tensors: Sequence[Tensor]) -> Tensor:
 
         return allocate((1, 0), None, _dt.get_default_dtype(), CPU)
     dev = tensors[0]._device  # not empty (returned above)
-    dtype = tensors[0].dtype if tensors else _dt.get_default_dtype()
     mats = []
     for i, t in enumerate(tensors):
         if len(t._size) > 2:
@@ -358,8 +352,9 @@ def block_diag_kernel(tensors: Sequence[Tensor]) -> Tensor:
         if t._device != dev:
             raise RuntimeError(f"Input tensors must all be on the same device. Input 0 is on device {dev} and input "
                                f"{i} is on device {t._device}.")
-        dtype = promote_types(dtype, t.dtype)
         mats.append(t if len(t._size) == 2 else aten("reshape")(t, (1, -1)))
+    # native::result_type(tensors): 0-dim inputs promote as a lower category (int8 0-dim + uint8 -> uint8)
+    dtype = result_type_many(*tensors) if len(tensors) > 1 else tensors[0].dtype
     rows = sum(m._size[0] for m in mats)
     cols = sum(m._size[1] for m in mats)
     result = allocate((rows, cols), None, dtype, dev)
@@ -376,4 +371,5 @@ def block_diag_kernel(tensors: Sequence[Tensor]) -> Tensor:
     return result
 
 
-declare("block_diag(Tensor[] tensors) -> Tensor").impl("CompositeImplicitAutograd")(block_diag_kernel)
+# CompositeExplicitAutograd, as torch's: one BlockDiagBackward0 node
+declare("block_diag(Tensor[] tensors) -> Tensor").impl("CompositeExplicitAutograd")(block_diag_kernel)

@@ -308,6 +308,8 @@ def _unique_impl(self: Tensor, sorted: bool, return_inverse: bool, return_counts
             if self._size[dim] != 0 if self.dim() else True:
                 raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
                                    "applied")
+            if self._size.count(0) > 1:  # _unique_dim_cpu_template's check on the selected empty dim
+                raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
             return (allocate(self._size, None, self.dtype, dev), allocate((0,), None, _dt.int64, dev),
                     allocate((0,), None, _dt.int64, dev))
     if dev.type == "meta":

@@ -108,7 +108,7 @@ _msort_out = declare("msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
 
 @_msort.impl("CompositeImplicitAutograd")
 def msort(self: Tensor) -> Tensor:
-    return sort_stable.functional.op(self, stable=False, dim=0)[0]
+    return _sort.op(self, 0)[0]  # at::sort(self, 0), as torch's (its node: SortBackward0)
 
 
 @_msort_out.impl("CompositeImplicitAutograd")

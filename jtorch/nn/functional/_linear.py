@@ -18,6 +18,12 @@ __all__ = ["linear", "bilinear", "embedding", "dropout", "one_hot", "pad", "inte
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.dim() == 2 and bias is not None:
         return jtorch.addmm(bias, input, weight.t())  # one fused op on the hot path of an MLP
+    if bias is not None and input.is_contiguous() and (input.dim() == 3 or bias.dim() == 1):
+        # ATen's _flatten_nd_linear: addmm on the input flattened to 2-D, viewed back
+        sizes = input.shape
+        flat = math.prod(sizes[:-1])
+        result = jtorch.addmm(bias, input.reshape(flat, sizes[-1]), weight.t())
+        return result.view(*sizes[:-1], result.size(1))
     out = jtorch.matmul(input, weight.t())
     return out if bias is None else out + bias
 
@@ -279,13 +285,19 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     # ATen's cosine_similarity: each input divided by its own norm (clamped at eps), then the dot product
+    # (the norms cloned and clamped without grad, so the graph is torch's: Div(x, Clone(VectorNorm(x))))
     x1b, x2b = jtorch.broadcast_tensors(x1, x2)
-    n1 = x1b.norm(2, dim, keepdim=True).clamp_min(eps)
-    n2 = x2b.norm(2, dim, keepdim=True).clamp_min(eps)
+    n1 = jtorch.linalg.vector_norm(x1b, 2, dim, keepdim=True).clone()
+    n2 = jtorch.linalg.vector_norm(x2b, 2, dim, keepdim=True).clone()
+    with jtorch.no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
     return ((x1b / n1) * (x2b / n2)).sum(dim)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     output_dim = max(x1.dim(), x2.dim())
     innermost_dim = output_dim - 1
-    return (x1 - x2 + eps).norm(p, innermost_dim, keepdim=keepdim)
+    # ATen's at::norm(x1 - x2 + eps, p, dim, keepdim): add.Scalar and norm.ScalarOpt_dim (their nodes)
+    aten = jtorch.ops.aten
+    return aten.norm.ScalarOpt_dim(aten.add.Scalar(x1 - x2, eps), p, [innermost_dim], keepdim)

@@ -211,7 +211,7 @@ def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Tensor | None, c
         return -prod.sum(class_dim)
     if reduction == "sum":
         return -prod.sum()
-    return -prod.sum() / (input.numel() // n_classes if n_classes else 0)
+    return torch.ops.aten.div.Scalar(-prod.sum(), input.numel() // n_classes if n_classes else 0)  # DivBackward1
 
 
 def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Tensor | None, class_dim: int,
@@ -233,7 +233,8 @@ def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Tensor | None
         ret = smooth.sum()
     else:
         ret = smooth
-    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+    mul = torch.ops.aten.mul.Scalar  # ATen's `nll * (1 - s)`: MulBackward1
+    return mul(nll, 1 - label_smoothing) + mul(ret, label_smoothing / n_classes)
 
 
 # ---- binary losses ----------------------------------------------------------------------------

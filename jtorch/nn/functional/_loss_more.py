@@ -6,6 +6,7 @@ import math
 
 import jtorch as torch
 
+from ...native.factories import wrapped_scalar_tensor as _wrapped
 from ...tensor import Tensor
 from .._reduction import apply_reduction, get_reduction
 from ._activation import logsigmoid
@@ -68,13 +69,15 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    return apply_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    # ATen's (-target * (input1 - input2) + margin): the Scalar overload (AddBackward1)
+    return apply_reduction(torch.ops.aten.add.Scalar(-target * (input1 - input2), margin).clamp_min(0), reduction)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: bool | None = None,
                          reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     reduction = get_reduction(reduction, size_average, reduce)
-    margin_part = torch.where(target != 1, (margin - input).clamp_min(0), 0.0)
+    # ATen's margin - self: a wrapped number minus the tensor (SubBackward0)
+    margin_part = torch.where(target != 1, torch.ops.aten.sub.Tensor(_wrapped(margin), input).clamp_min(0), 0.0)
     self_part = torch.where(target != -1, input, 0.0)
     return apply_reduction(margin_part + self_part, reduction)
 
