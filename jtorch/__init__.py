@@ -40,6 +40,7 @@ from .device import (
     set_default_device,
 )
 from .dtypes import (
+    bfloat16,
     bool,
     cdouble,
     cfloat,
@@ -64,6 +65,9 @@ from .dtypes import (
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .kernels.cpu.threads import get_num_threads, set_num_threads
 from .native.masks import nonzero

@@ -17,7 +17,7 @@ from .._enums import contiguous_format
 from ..backends import backend
 from ..geometry import contiguous_strides, shape_str, wrap_dim
 from ..promotion import can_cast, promote_types
-from ..scalar import SCALAR_TYPE_NAME
+from ..scalar import SCALAR_TYPE_NAME, dtype_scalar
 from ..structured.meta import MetaBase, allocate
 from ..tensor import Tensor
 from .copy import copy_from_host, host_values
@@ -277,7 +277,7 @@ def _diag_embed_into(result: Tensor, self: Tensor, offset: int, d1: int, d2: int
     """result.zero_(); result.diagonal(offset, d1, d2).copy_(self), through the stubs."""
     if result._device.type != "meta" and result.numel():
         be = backend(result._device.type)
-        be.fill(result, result.dtype.numpy.type(0))
+        be.fill(result, dtype_scalar(result.dtype, 0))
         diag = aten("diagonal")(result, offset, d1, d2)
         if diag.numel():
             be.copy(diag, self)
@@ -365,7 +365,7 @@ def block_diag_kernel(tensors: Sequence[Tensor]) -> Tensor:
     result = allocate((rows, cols), None, dtype, dev)
     if _has_data(result):
         be = backend(dev.type)
-        be.fill(result, dtype.numpy.type(0))
+        be.fill(result, dtype_scalar(dtype, 0))
         r = c = 0
         st = result._stride
         for m in mats:
