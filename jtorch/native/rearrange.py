@@ -338,8 +338,8 @@ def diagflat(self: Tensor, offset: int = 0) -> Tensor:
 def trace(self: Tensor) -> Tensor:
     if len(self._size) != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {len(self._size)}")
-    if self.dtype is _dt.bool:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if self.dtype is _dt.bool or (self.dtype in _dt.limited_unsigned and self._device.type == "cpu"):
+        raise NotImplementedError(f"\"trace\" not implemented for '{SCALAR_TYPE_NAME[self.dtype]}'")
     return aten("sum")(aten("diagonal")(self))
 
 
