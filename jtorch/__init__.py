@@ -41,6 +41,7 @@ from .device import (
 )
 from .dtypes import _default_listeners as _default_dtype_listeners
 from .dtypes import (
+    bfloat16,
     bool,
     cdouble,
     cfloat,
@@ -65,6 +66,9 @@ from .dtypes import (
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .kernels.cpu.threads import get_num_threads, set_num_threads
 from .native.asarray import asarray, frombuffer

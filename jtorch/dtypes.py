@@ -17,6 +17,7 @@ __all__ = [
     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
     "float64", "complex64", "complex128", "long", "int", "short", "half",
     "float", "double", "cfloat", "cdouble",
+    "bfloat16", "uint16", "uint32", "uint64", "reduced_floats",
 ]
 
 _pybool = builtins.bool
@@ -115,15 +116,31 @@ float32 = _make(7, "float32", "f4", np.float32, True, False, True)
 float64 = _make(8, "float64", "f8", np.float64, True, False, True)
 complex64 = _make(9, "complex64", "c4", np.complex64, False, True, True)
 complex128 = _make(10, "complex128", "c8", np.complex128, False, True, True)
+# NumPy has no bfloat16: its storage is a 2-byte opaque (void) NumPy type holding the bit patterns, so
+# that no NumPy or Numba arithmetic can run on it by mistake (a uint16 buffer would silently add bits)
+# and a buffer's NumPy type alone tells a bfloat16 from a uint16 one. Kernels compute it in float32,
+# as torch's CPU kernels do; the copy kernels convert (ml_dtypes would give NumPy arithmetic on it,
+# which nothing here needs, at the price of a dependency).
+bfloat16 = _make(11, "bfloat16", "bf2", np.void, True, False, True)
+object.__setattr__(bfloat16, "numpy", np.dtype("V2"))
+object.__setattr__(bfloat16, "itemsize", 2)
+uint16 = _make(12, "uint16", "u2", np.uint16, False, False, False)
+uint32 = _make(13, "uint32", "u4", np.uint32, False, False, False)
+uint64 = _make(14, "uint64", "u8", np.uint64, False, False, False)
 
 all_dtypes: tuple = (bool, uint8, int8, int16, int32, int64, float16, float32,
-                     float64, complex64, complex128)
+                     float64, complex64, complex128, bfloat16, uint16, uint32, uint64)
+
+# The floating storage types kernels compute in float32 (torch's opmath type for Half and BFloat16).
+reduced_floats: frozenset = frozenset((float16, bfloat16))
+# The unsigned types beyond uint8: torch 2.x gives them a small operator set and no promotion with other integers.
+limited_unsigned: frozenset = frozenset((uint16, uint32, uint64))
 
 # c10 ScalarType names, used in torch-style error messages.
 _TORCH_NAMES = ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "Float",
-                "Double", "ComplexFloat", "ComplexDouble")
+                "Double", "ComplexFloat", "ComplexDouble", "BFloat16", "UInt16", "UInt32", "UInt64")
 
-for _r, _c in ((float16, complex64), (float32, complex64), (float64, complex128)):
+for _r, _c in ((float16, complex64), (bfloat16, complex64), (float32, complex64), (float64, complex128)):
     object.__setattr__(_r, "_complex", _c)
 for _c, _r in ((complex64, float32), (complex128, float64)):
     object.__setattr__(_c, "_real", _r)
@@ -142,18 +159,25 @@ cdouble = complex128
 # ---------------------------------------------------------------- numpy mapping
 # Keyed by (kind, itemsize) so that e.g. np.longlong and np.int64 both map to int64.
 _FROM_NP = {(d.numpy.kind, d.numpy.itemsize): d for d in all_dtypes}
+# A NumPy array of user data never holds bfloat16 (only jtorch's own buffers do): from_numpy refuses it.
+_FROM_USER_NP = {k: d for k, d in _FROM_NP.items() if d is not bfloat16}
 
 
 def from_numpy_dtype(np_dtype: npt.DTypeLike) -> dtype:
     """Map a numpy dtype (or anything np.dtype() accepts) to a jtorch dtype."""
     nd = np.dtype(np_dtype)
-    d = _FROM_NP.get((nd.kind, nd.itemsize))
+    d = _FROM_USER_NP.get((nd.kind, nd.itemsize))
     if d is None:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{nd.type.__name__}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, "
-            "int16, int8, uint8, and bool.")
+            "int16, int8, uint64, uint32, uint16, uint8, and bool.")
     return d
+
+
+def from_buffer_dtype(np_dtype: np.dtype) -> dtype:
+    """The jtorch dtype of one of jtorch's own storage buffers (bfloat16's opaque type included)."""
+    return _FROM_NP[(np_dtype.kind, np_dtype.itemsize)]
 
 
 def to_numpy_dtype(d: dtype) -> np.dtype:
@@ -199,14 +223,21 @@ class finfo:
             raise TypeError("jtorch.finfo() requires a floating point input type. "
                             "Use jtorch.iinfo to handle 'jtorch.finfo'")
         real = type.to_real()
-        info = np.finfo(real.numpy)
         self.bits = real.itemsize * 8
-        self.eps = _pyfloat(info.eps)
-        self.max = _pyfloat(info.max)
-        self.min = _pyfloat(info.min)
-        self.tiny = _pyfloat(info.smallest_normal)
+        if real is bfloat16:  # 8 exponent bits as float32, 8 significand bits (7 stored)
+            self.eps = 2.0 ** -7
+            self.max = (2.0 - 2.0 ** -7) * 2.0 ** 127
+            self.min = -self.max
+            self.tiny = 2.0 ** -126
+            self.resolution = 0.01  # pow(10, -digits10), digits10 = 2
+        else:
+            info = np.finfo(real.numpy)
+            self.eps = _pyfloat(info.eps)
+            self.max = _pyfloat(info.max)
+            self.min = _pyfloat(info.min)
+            self.tiny = _pyfloat(info.smallest_normal)
+            self.resolution = 10.0 ** -_pyint(info.precision)  # torch: pow(10, -digits10)
         self.smallest_normal = self.tiny
-        self.resolution = 10.0 ** -_pyint(info.precision)  # torch: pow(10, -digits10)
         self.dtype = real.name
 
     def __eq__(self, other: object) -> _pybool:

@@ -1,6 +1,6 @@
 """PyTorch type promotion: promote_types, result_type (at::native::result_type), can_cast.
 
-Everything is table driven on ``dtype._index`` (0..10) plus an extra index 11 meaning
+Everything is table driven on ``dtype._index`` (0..14) plus an extra index 15 meaning
 "Undefined", so promote_skip_undefined and combine_categories are single list lookups.
 """
 from __future__ import annotations
@@ -20,30 +20,43 @@ _ALL = _dt.all_dtypes
 _N = len(_ALL)
 _UND = _N  # "Undefined" ScalarType slot in the int tables
 
-# c10::promoteTypes table restricted to jtorch's dtypes (rows/cols in _dt index order).
-_CODES = ("b1", "u1", "i1", "i2", "i4", "i8", "f2", "f4", "f8", "c4", "c8")
+# c10::promoteTypes table restricted to jtorch's dtypes (rows/cols in _dt index order); "--" is a pair torch
+# refuses ("Promotion for uint16, uint32, uint64 types is not supported").
+_CODES = ("b1", "u1", "i1", "i2", "i4", "i8", "f2", "f4", "f8", "c4", "c8", "bf2", "u2", "u4", "u8")
 _TABLE = """
-      b1 u1 i1 i2 i4 i8 f2 f4 f8 c4 c8
-  b1  b1 u1 i1 i2 i4 i8 f2 f4 f8 c4 c8
-  u1  u1 u1 i2 i2 i4 i8 f2 f4 f8 c4 c8
-  i1  i1 i2 i1 i2 i4 i8 f2 f4 f8 c4 c8
-  i2  i2 i2 i2 i2 i4 i8 f2 f4 f8 c4 c8
-  i4  i4 i4 i4 i4 i4 i8 f2 f4 f8 c4 c8
-  i8  i8 i8 i8 i8 i8 i8 f2 f4 f8 c4 c8
-  f2  f2 f2 f2 f2 f2 f2 f2 f4 f8 c4 c8
-  f4  f4 f4 f4 f4 f4 f4 f4 f4 f8 c4 c8
-  f8  f8 f8 f8 f8 f8 f8 f8 f8 f8 c8 c8
-  c4  c4 c4 c4 c4 c4 c4 c4 c4 c8 c4 c8
-  c8  c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 c8
+      b1  u1  i1  i2  i4  i8  f2  f4  f8  c4  c8 bf2  u2  u4  u8
+  b1  b1  u1  i1  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
+  u1  u1  u1  i2  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
+  i1  i1  i2  i1  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
+  i2  i2  i2  i2  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
+  i4  i4  i4  i4  i4  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
+  i8  i8  i8  i8  i8  i8  i8  f2  f4  f8  c4  c8 bf2  --  --  --
+  f2  f2  f2  f2  f2  f2  f2  f2  f4  f8  c4  c8  f4  f2  f2  f2
+  f4  f4  f4  f4  f4  f4  f4  f4  f4  f8  c4  c8  f4  f4  f4  f4
+  f8  f8  f8  f8  f8  f8  f8  f8  f8  f8  c8  c8  f8  f8  f8  f8
+  c4  c4  c4  c4  c4  c4  c4  c4  c4  c8  c4  c8  c4  --  --  --
+  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  --  --  --
+ bf2 bf2 bf2 bf2 bf2 bf2 bf2  f4  f4  f8  c4  c8 bf2 bf2 bf2 bf2
+  u2  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  u2  --  --
+  u4  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  --  u4  --
+  u8  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  --  --  u8
 """
 _rows = [line.split() for line in _TABLE.strip().splitlines()[1:]]
 assert [r[0] for r in _rows] == list(_CODES) and all(d.char == c for d, c in zip(_ALL, _CODES))
+_ERR = -1  # a refused pair in the int tables
+
+
+def _unsupported(a: int, b: int) -> RuntimeError:
+    names = _dt._TORCH_NAMES
+    return RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                        f"{names[a]} and {names[b]}")
+
 
 # _PROMOTE_I[a][b]: int index result, with Undefined row/col (promote_skip_undefined).
-_PROMOTE_I: list = [[_CODES.index(c) for c in r[1:]] + [i] for i, r in enumerate(_rows)]
+_PROMOTE_I: list = [[_CODES.index(c) if c != "--" else _ERR for c in r[1:]] + [i] for i, r in enumerate(_rows)]
 _PROMOTE_I.append(list(range(_N)) + [_UND])
-# _PROMOTE_D[a][b]: dtype result (hot path of promote_types).
-_PROMOTE_D: list = [[_ALL[j] for j in row[:_N]] for row in _PROMOTE_I[:_N]]
+# _PROMOTE_D[a][b]: dtype result (hot path of promote_types); None for a refused pair.
+_PROMOTE_D: list = [[_ALL[j] if j != _ERR else None for j in row[:_N]] for row in _PROMOTE_I[:_N]]
 
 _IS_FLOAT = [d.is_floating_point for d in _ALL] + [False]
 _IS_COMPLEX = [d.is_complex for d in _ALL] + [False]
@@ -62,7 +75,7 @@ def _combine(higher: int, lower: int) -> int:
     if _IS_FLOAT[higher]:
         return higher
     if higher == _BOOL_I or _IS_FLOAT[lower]:
-        return _PROMOTE_I[higher][lower]
+        return _PROMOTE_I[higher][lower]  # _ERR for a refused pair
     return higher if higher != _UND else lower
 
 
@@ -77,11 +90,14 @@ def _type_error(fn: str, arg: str, pos: int, value: object) -> TypeError:
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """Smallest dtype both can be promoted to (c10::promoteTypes)."""
     try:
-        return _PROMOTE_D[type1._index][type2._index]
+        r = _PROMOTE_D[type1._index][type2._index]
     except AttributeError:
         if not isinstance(type1, dtype):
             raise _type_error("promote_types", "type1", 1, type1) from None
         raise _type_error("promote_types", "type2", 2, type2) from None
+    if r is None:
+        raise _unsupported(type1._index, type2._index)
+    return r
 
 
 # ---------------------------------------------------------------- wrapped numbers
@@ -141,15 +157,30 @@ def _result_type_codes(codes: list[int] | tuple[int, ...]) -> dtype:
     P = _PROMOTE_I
     for c in codes:
         slot = c // _N
-        s[slot] = P[s[slot]][c - slot * _N]
-    r = _COMBINE_I[s[0]][_COMBINE_I[s[1]][s[2]]]
+        r = P[s[slot]][c - slot * _N]
+        if r == _ERR:
+            raise _unsupported(s[slot], c - slot * _N)
+        s[slot] = r
+    lower = _COMBINE_I[s[1]][s[2]]
+    if lower == _ERR:
+        raise _unsupported(s[1], s[2])
+    r = _COMBINE_I[s[0]][lower]
+    if r == _ERR:
+        raise _unsupported(s[0], lower)
     if r == _UND:
         raise ValueError("result_type() needs at least one operand")
     return _ALL[r]
 
 
 # result_type of two operands is a single lookup in this (3N x 3N) table.
-_PAIR: list = [[_result_type_codes((a, b)) for b in range(3 * _N)] for a in range(3 * _N)]
+def _pair(a: int, b: int) -> dtype | None:
+    try:
+        return _result_type_codes((a, b))
+    except RuntimeError:
+        return None  # a refused pair: result_type recomputes it to raise
+
+
+_PAIR: list = [[_pair(a, b) for b in range(3 * _N)] for a in range(3 * _N)]
 
 
 def result_type(tensor: Any, other: Any) -> dtype:  # Any: as _code's operands
@@ -160,7 +191,9 @@ def result_type(tensor: Any, other: Any) -> dtype:  # Any: as _code's operands
         # Fast path: two dimensioned tensors (the common `a + b`) need only promoteTypes.
         try:
             if tensor.ndim > 0 and other.ndim > 0:
-                return _PROMOTE_D[tensor.dtype._index][other.dtype._index]
+                r = _PROMOTE_D[tensor.dtype._index][other.dtype._index]
+                if r is not None:
+                    return r
         except AttributeError:
             pass
     if ca is None:
@@ -169,7 +202,8 @@ def result_type(tensor: Any, other: Any) -> dtype:  # Any: as _code's operands
         cb = _code(other)
     if ca < 0 or cb < 0:
         raise _not_number(tensor if ca < 0 else other)
-    return _PAIR[ca][cb]
+    r = _PAIR[ca][cb]
+    return r if r is not None else _result_type_codes((ca, cb))
 
 
 def result_type_many(*operands: object) -> dtype:
@@ -205,7 +239,7 @@ def _can_cast(f: dtype, t: dtype) -> bool:
 
 
 # ---------------------------------------------------------------- small helpers
-_CATEGORY = [0] + [1] * 5 + [2] * 3 + [3] * 2  # bool < integral < floating < complex
+_CATEGORY = [0] + [1] * 5 + [2] * 3 + [3] * 2 + [2] + [1] * 3  # bool < integral < floating < complex
 
 
 def category(d: dtype) -> int:

@@ -19,6 +19,7 @@ C_TYPE_NAME = {
     _dt.bool: "bool", _dt.uint8: "uint8_t", _dt.int8: "int8_t", _dt.int16: "int16_t", _dt.int32: "int",
     _dt.int64: "int64_t", _dt.float16: "c10::Half", _dt.float32: "float", _dt.float64: "double",
     _dt.complex64: "c10::complex<float>", _dt.complex128: "c10::complex<double>",
+    _dt.bfloat16: "c10::BFloat16", _dt.uint16: "uint16_t", _dt.uint32: "uint32_t", _dt.uint64: "uint64_t",
 }
 
 # caffe2::TypeMeta names: how a dtype prints inside some TORCH_CHECK messages ("for signed char").
@@ -26,12 +27,19 @@ TYPE_META_NAME = {
     _dt.bool: "bool", _dt.uint8: "unsigned char", _dt.int8: "signed char", _dt.int16: "short int",
     _dt.int32: "int", _dt.int64: "long int", _dt.float16: "c10::Half", _dt.float32: "float",
     _dt.float64: "double", _dt.complex64: "c10::complex<float>", _dt.complex128: "c10::complex<double>",
+    _dt.bfloat16: "c10::BFloat16", _dt.uint16: "unsigned short", _dt.uint32: "unsigned int",
+    _dt.uint64: "unsigned long",
 }
 
 
 def not_implemented(kernel: str, dtype: _dt.dtype) -> NotImplementedError:
     """AT_DISPATCH's error for a dtype a kernel has no case for."""
     return NotImplementedError(f'"{kernel}" not implemented for \'{SCALAR_TYPE_NAME[dtype]}\'')
+
+
+def dtype_scalar(dtype: _dt.dtype, v: Any) -> Any:
+    """v (an exact small number: 0, 1) as a NumPy scalar of dtype's values; bfloat16's are float32."""
+    return np.float32(v) if dtype is _dt.bfloat16 else dtype.numpy.type(v)
 
 
 def format_double(x: float) -> str:
@@ -93,6 +101,8 @@ def checked_scalar(dtype: _dt.dtype, v: Any, name: str | None = None) -> Any:
             raise _overflow(dtype, name)
         if dtype is _dt.float16:
             return np.float16(np.float32(v))
+        if dtype is _dt.bfloat16:  # c10::BFloat16(float(v)): the value a bfloat16 holds, as float32
+            return bfloat16_round(np.float32(v))
         return np_type(v)
     if tv is float:
         if not lo <= v <= hi:  # NaN too
@@ -106,8 +116,30 @@ def checked_scalar(dtype: _dt.dtype, v: Any, name: str | None = None) -> Any:
 # Scalar::to's range: (lowest, max) for integral types, (None, max) for floating and complex ones (of the real part).
 LIMITS: dict[_dt.dtype, tuple[float | None, float]] = {d: ((0, 1) if d is _dt.bool else
                (int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max)) if not (d.is_floating_point or d.is_complex)
-               else (None, float(np.finfo(d.to_real().numpy).max)))
+               else (None, _dt.finfo(d).max))
            for d in _dt.all_dtypes}
+
+
+def bfloat16_round(x: Any) -> np.float32:
+    """A float32 rounded to the nearest bfloat16 (ties to even, NaN kept, c10::round_to_nearest_even),
+    as a float32: the value a bfloat16 holds."""
+    return bfloat16_bits_to_float32(float32_to_bfloat16_bits(np.asarray(x, np.float32)))[()]
+
+
+def float32_to_bfloat16_bits(a: np.ndarray) -> np.ndarray:
+    """float32 array -> its bfloat16 bit patterns (uint16), c10's round_to_nearest_even."""
+    a = np.asarray(a, np.float32)
+    u = a.view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(a), np.uint16(0x7FC0), r)
+
+
+def bfloat16_bits_to_float32(b: np.ndarray) -> np.ndarray:
+    """bfloat16 bit patterns (uint16, or jtorch's opaque 2-byte type) -> float32 values: bits << 16."""
+    b = np.asarray(b)
+    if b.dtype != np.uint16:
+        b = b.view(np.uint16)
+    return (b.astype(np.uint32) << 16).view(np.float32)
 
 
 def overflow_error(type_name: str) -> RuntimeError:

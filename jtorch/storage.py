@@ -98,7 +98,10 @@ class CPUStorage(Storage):
         return self.data.shape[0]
 
     def read(self, offset: int) -> Any:
-        return self.data[offset]
+        v = self.data[offset]
+        if type(v) is np.void:  # bfloat16's opaque 2-byte type: its value, as float32 (bits << 16)
+            return (np.uint32(self.data[offset:offset + 1].view(np.uint16)[0]) << np.uint32(16)).view(np.float32)
+        return v
 
     def resize_(self, n: int) -> None:
         if n > self.data.shape[0]:

@@ -111,6 +111,11 @@ def test_dtype_attributes_match_torch(torch):
 # ------------------------------------------------------------------ numpy mapping
 def test_numpy_round_trip():
     for d in ALL:
+        if d is jd.bfloat16:  # NumPy has none: its opaque storage type is jtorch's own, never a user's
+            with pytest.raises(TypeError, match="numpy.void"):
+                jd.from_numpy_dtype(d.numpy)
+            assert jd.from_buffer_dtype(d.numpy) is d
+            continue
         assert jd.from_numpy_dtype(jd.to_numpy_dtype(d)) is d
         assert jd.from_numpy_dtype(d.numpy.type) is d
         assert jd.from_numpy_dtype(np.zeros(1, d.numpy).dtype) is d
@@ -119,7 +124,7 @@ def test_numpy_round_trip():
     assert jd.from_numpy_dtype(">f4") is jd.float32
 
 
-@pytest.mark.parametrize("bad, name", [(object, "object_"), (np.uint16, "uint16"),
+@pytest.mark.parametrize("bad, name", [(object, "object_"), (np.void, "void"),
                                        (np.str_, "str_"), (np.longdouble, "longdouble")])
 def test_numpy_unsupported(bad, name):
     with pytest.raises(TypeError) as e:
@@ -127,7 +132,7 @@ def test_numpy_unsupported(bad, name):
     assert str(e.value) == (
         f"can't convert np.ndarray of type numpy.{name}. The only supported types are: "
         "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
-        "uint8, and bool.")
+        "uint64, uint32, uint16, uint8, and bool.")
 
 
 # ------------------------------------------------------------------ default dtype
@@ -249,6 +254,11 @@ def test_promote_types_examples():
     assert P(jd.float64, jd.complex64) is jd.complex128
     assert P(jd.int32, jd.float32) is jd.float32
     for a, b in itertools.product(ALL, ALL):
+        if (a in jd.limited_unsigned or b in jd.limited_unsigned) and a is not b and not (
+                a.is_floating_point or b.is_floating_point):
+            with pytest.raises(RuntimeError, match="Promotion for uint16, uint32, uint64 types is not supported"):
+                P(a, b)
+            continue
         assert P(a, b) is P(b, a)
         assert P(a, a) is a
     with pytest.raises(TypeError, match=r"promote_types\(\): argument 'type1' \(position 1\) "
@@ -259,10 +269,18 @@ def test_promote_types_examples():
         P(jd.int32, "x")
 
 
+def _outcome(fn, convert=lambda r: r):
+    """fn()'s result (converted), or its RuntimeError as (type, text): torch refuses some pairs."""
+    try:
+        return convert(fn())
+    except RuntimeError as e:
+        return ("RuntimeError", str(e))
+
+
 def test_promote_types_all_pairs_torch(torch):
     for a, b in itertools.product(ALL, ALL):
-        want = torch.promote_types(tdt(torch, a), tdt(torch, b))
-        assert jp.promote_types(a, b) is jdt(want), (a, b)
+        want = _outcome(lambda: torch.promote_types(tdt(torch, a), tdt(torch, b)), jdt)
+        assert _outcome(lambda: jp.promote_types(a, b)) == want, (a, b)
 
 
 def test_can_cast_examples():
@@ -354,9 +372,9 @@ def test_result_type_pairs_torch(torch):
     ops = _operands(torch)
     n = 0
     for (ja, ta, la), (jb, tb, lb) in itertools.product(ops, ops):
-        want = torch.result_type(ta, tb)
-        assert jp.result_type(ja, jb) is jdt(want), (la, lb, want)
-        assert jp.result_type_many(ja, jb) is jdt(want), (la, lb, want)
+        want = _outcome(lambda: torch.result_type(ta, tb), jdt)
+        assert _outcome(lambda: jp.result_type(ja, jb)) == want, (la, lb, want)
+        assert _outcome(lambda: jp.result_type_many(ja, jb)) == want, (la, lb, want)
         n += 1
     assert n > 1000
 
@@ -381,7 +399,7 @@ def test_result_type_many_torch(torch):
 def test_result_type_many_clamp_torch(torch):
     # another 3-operand oracle: clamp(t, min=0-dim tensor, max=0-dim tensor) on real dtypes
     for d in ALL:
-        if d.is_complex or d is jd.bool:
+        if d.is_complex or d is jd.bool or d in jd.limited_unsigned:  # torch has no clamp for uint16..64
             continue
         t = torch.ones(2, dtype=tdt(torch, d))
         for lo, hi in ((1, 2.5), (0, 1), (True, 3), (0.5, 2.5)):
@@ -397,7 +415,7 @@ def test_helpers():
     assert not jp.is_integral(jd.bool, include_bool=False)
     assert jp.is_integral(jd.bool, include_bool=True)
     assert not jp.is_integral(jd.float32, include_bool=True)
-    assert [jp.category(d) for d in ALL] == [0, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3]
+    assert [jp.category(d) for d in ALL] == [0, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3, 2, 1, 1, 1]
     assert jp.is_floating(jd.float16) and not jp.is_floating(jd.complex64)
     assert jp.is_complex(jd.complex128)
     assert jp.scalar_type_of_python_value(3) is jd.int64

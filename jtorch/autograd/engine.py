@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import tls as _tls
 from ..backends import backend
+from ..scalar import dtype_scalar
 from ..structured.meta import allocate
 from ..tensor import Tensor
 from .node import Node, tensor_type_name
@@ -250,7 +251,7 @@ def _ones_like(t: Tensor) -> Tensor:
     through the backend's stub, as a temporary the engine owns (no dispatch, no history)."""
     g = allocate(t._size, None, t.dtype, t._device)
     if t._device.type != "meta":
-        backend(t._device.type).fill(g, t.dtype.numpy.type(1))
+        backend(t._device.type).fill(g, dtype_scalar(t.dtype, 1))
     return g
 
 

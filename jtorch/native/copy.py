@@ -26,7 +26,7 @@ from ..memory_overlap import (
     assert_no_partial_overlap,
     get_overlap_status,
 )
-from ..scalar import checked_scalar
+from ..scalar import checked_scalar, dtype_scalar
 from ..structured.meta import allocate
 from ..tensor import Tensor
 from ..tls import AutoDispatchBelowADInplaceOrView
@@ -85,7 +85,7 @@ def host_values(t: Tensor) -> np.ndarray:
 def copy_from_host(dst: Tensor, values: np.ndarray) -> None:
     """Write a host array (of dst's shape, any dtype: converted as copy_ converts) into dst."""
     values = np.ascontiguousarray(values).reshape(-1)
-    d = _dt.from_numpy_dtype(values.dtype)
+    d = _dt.from_buffer_dtype(values.dtype)
     if d is dst.dtype and is_contiguous(dst._size, dst._stride):
         dst._storage.copy_from_host(dst._offset, values)
         return
@@ -230,7 +230,7 @@ def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
 @zero_.impl_backends
 def zero__kernel(self: Tensor) -> Tensor:
     if self._device.type != "meta" and self.numel():
-        _backend_of(self).fill(self, self.dtype.numpy.type(0))
+        _backend_of(self).fill(self, dtype_scalar(self.dtype, 0))
     return self
 
 

@@ -8,6 +8,7 @@ from .. import dtypes as _dt
 from ..structured.elementwise import elementwise_kernels
 from ..structured.tensor_iterator import TensorIterator
 from .structured import StructuredFamily, structured
+from .unsigned_support import elementwise_check
 
 
 def elementwise(out: str, *, functional: str | None = None, inplace: str | None = None,
@@ -16,6 +17,7 @@ def elementwise(out: str, *, functional: str | None = None, inplace: str | None 
     """Declare an elementwise operator family from its schemas and its scalar function; the
     keyword arguments of jtorch.structured.elementwise.elementwise_kernels (scalar, select,
     config, check, prepare, dispatch_check) say how it computes."""
+    kernel_options["dispatch_check"] = elementwise_check(out, kernel_options.get("dispatch_check"))
     meta, impl, fast = elementwise_kernels(out, **kernel_options)
     return structured(out, functional=functional, inplace=inplace, meta=meta, impl=impl, context=TensorIterator,
                       variants=variants, inplace_variants=inplace_variants, numbers_as_tensors=numbers_as_tensors,

@@ -31,6 +31,7 @@ from ..geometry import (
     storage_extent,
 )
 from ..global_context import fill_empty
+from ..scalar import dtype_scalar
 from ..storage import new_storage
 from ..tensor import Tensor
 from ..tls import AutoDispatchBelowADInplaceOrView
@@ -393,10 +394,10 @@ def eye_m_out_kernel(n: int, m: int, *, out: Tensor) -> Tensor:
     resize_(out, (n, m))
     if out._device.type != "meta" and n and m:  # out.zero_(); out.diagonal().fill_(1), with the fill stub
         fill = backend(out._device.type).fill
-        fill(out, out.dtype.numpy.type(0))
+        fill(out, dtype_scalar(out.dtype, 0))
         st = out._stride
         fill(Tensor._make(out._storage, (min(n, m),), (st[0] + st[1],), out._offset, out.dtype, out._device),
-             out.dtype.numpy.type(1))
+             dtype_scalar(out.dtype, 1))
     return out
 
 

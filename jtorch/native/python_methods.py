@@ -19,7 +19,7 @@ from .._enums import memory_format, preserve_format, strided
 from .._tensor_str import tensor_repr
 from ..backends import by_device_type
 from ..device import device
-from ..scalar import SCALAR_TYPE_NAME
+from ..scalar import SCALAR_TYPE_NAME, bfloat16_bits_to_float32
 from ..tensor import Tensor
 from .conversion import is_nonzero, item, to_device, to_dtype, to_dtype_layout
 from .copy import clone
@@ -230,15 +230,23 @@ def numpy_method(self: Tensor, *, force: bool = False) -> np.ndarray:
                             "the tensor to host memory first.")
         if self.requires_grad and _grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    if self.dtype is _dt.bfloat16:  # NumPy has no bfloat16 (aten_to_numpy_dtype)
+        raise TypeError("Got unsupported ScalarType BFloat16")
+    if not force:
         return numpy_view(self)
     t = self if self._device.type == "cpu" else dispatch_to(self, device("cpu"), None, False, False, None)
     return numpy_view(t)
 
 
+def _values(a: np.ndarray) -> np.ndarray:
+    """Host values NumPy can compute with: bfloat16's bit patterns widened to float32 (exact)."""
+    return bfloat16_bits_to_float32(a) if a.dtype.kind == "V" else a
+
+
 def tolist_method(self: Tensor) -> Any:
     """tensor_to_list: nested Python lists of Python numbers (copied to the CPU first)."""
     t = self if self._device.type == "cpu" else dispatch_to(self, device("cpu"), None, False, False, None)
-    return numpy_view(t).tolist()
+    return _values(numpy_view(t)).tolist()
 
 
 def cpu_method(self: Tensor, memory_format: Any = preserve_format) -> Tensor:
@@ -324,8 +332,8 @@ def repr_method(self: Tensor) -> str:
 
 
 def host_numpy(self: Tensor) -> np.ndarray:
-    """The values as a NumPy array on the host (a view for CPU tensors)."""
-    return numpy_view(self if self._device.type == "cpu" else self.cpu())
+    """The values as a NumPy array on the host (a view for CPU tensors; float32 values for bfloat16)."""
+    return _values(numpy_view(self if self._device.type == "cpu" else self.cpu()))
 
 
 def array_method(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -387,7 +395,7 @@ _METHODS = {
 }
 _DTYPE_SHORTCUTS = {"bool": _dt.bool, "byte": _dt.uint8, "char": _dt.int8, "short": _dt.int16, "int": _dt.int32,
                     "long": _dt.int64, "half": _dt.float16, "float": _dt.float32, "double": _dt.float64,
-                    "cfloat": _dt.complex64, "cdouble": _dt.complex128}
+                    "cfloat": _dt.complex64, "cdouble": _dt.complex128, "bfloat16": _dt.bfloat16}
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

@@ -15,7 +15,14 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..backends import backend as _backend
-from ..scalar import C_TYPE_NAME, SCALAR_TYPE_NAME, checked_scalar, not_implemented
+from ..scalar import (
+    C_TYPE_NAME,
+    SCALAR_TYPE_NAME,
+    bfloat16_bits_to_float32,
+    checked_scalar,
+    float32_to_bfloat16_bits,
+    not_implemented,
+)
 from ..scalar import format_double as _g
 from ..tensor import Tensor
 from .copy import copy_from_host
@@ -100,7 +107,7 @@ def _arange_values(start: Any, step: Any, n: int, dtype: _dt.dtype) -> np.ndarra
         with np.errstate(over="ignore"):
             vals = np.int64(s) + np.int64(st) * np.arange(n, dtype=np.int64)
         return vals.astype(dtype.numpy)
-    if dtype is _dt.float16:  # accscalar_t is float
+    if dtype in _dt.reduced_floats:  # accscalar_t is float
         s, st = checked_scalar(_dt.float32, start), checked_scalar(_dt.float32, step)
         acc, fma = np.float32, fma32
     else:
@@ -113,10 +120,21 @@ def _arange_values(start: Any, step: Any, n: int, dtype: _dt.dtype) -> np.ndarra
         for b, e in _parallel_chunks(n):
             nv = ((e - b) // (2 * v)) * 2 * v
             if nv:
-                base = fma(st, np.arange(b, b + nv, v).astype(acc), s).astype(dtype.numpy).astype(acc)
-                out[b:b + nv] = fma(lanes[None, :], st, base[:, None]).reshape(-1).astype(dtype.numpy)
-            out[b + nv:e] = fma(st, np.arange(b + nv, e).astype(acc), s).astype(dtype.numpy)
+                base = _as_values(_stored(fma(st, np.arange(b, b + nv, v).astype(acc), s), dtype)).astype(acc)
+                out[b:b + nv] = _stored(fma(lanes[None, :], st, base[:, None]).reshape(-1), dtype)
+            out[b + nv:e] = _stored(fma(st, np.arange(b + nv, e).astype(acc), s), dtype)
     return out
+
+
+def _stored(x: np.ndarray, dtype: _dt.dtype) -> np.ndarray:
+    """x rounded into dtype's storage (bfloat16: its bit patterns in jtorch's opaque 2-byte type)."""
+    if dtype is _dt.bfloat16:
+        return float32_to_bfloat16_bits(np.asarray(x, np.float32)).view(dtype.numpy)
+    return np.asarray(x).astype(dtype.numpy)
+
+
+def _as_values(x: np.ndarray) -> np.ndarray:
+    return bfloat16_bits_to_float32(x) if x.dtype.kind == "V" else x
 
 
 def _arange_dtype(dtype: Any, *scalars: Any) -> Any:
@@ -178,7 +196,7 @@ def arange_start_out_kernel(start: Any, end: Any, step: Any = 1, *, out: Tensor)
             st: float
             if not d.is_floating_point:
                 s, st = int(checked_scalar(_dt.int64, start)), int(checked_scalar(_dt.int64, step))
-            elif d is _dt.float16:
+            elif d in _dt.reduced_floats:
                 s, st = checked_scalar(_dt.float32, start), checked_scalar(_dt.float32, step)
             else:
                 s, st = _to_double(start), _to_double(step)
@@ -225,15 +243,15 @@ def _linspace_values(start: Any, end: Any, steps: int, d: _dt.dtype) -> np.ndarr
     s, e = checked_scalar(d, start), checked_scalar(d, end)
     t = d.numpy.type
     with np.errstate(all="ignore"):
-        if d is _dt.float16:  # c10::Half operators: each one computed in float and rounded to half
-            f, h = np.float32, np.float16
+        if d in _dt.reduced_floats:  # c10::Half/BFloat16 operators: each computed in float and rounded
+            f = np.float32
 
-            def as_half(i: np.ndarray) -> np.ndarray:  # static_cast<Half>(int64): through float
-                return i.astype(f).astype(h).astype(f)
+            def r(x: Any) -> np.ndarray:  # float -> the dtype -> float
+                return _as_values(_stored(np.asarray(x, f), d))
 
-            step = h(f(e - s) / f(h(f(steps - 1))))
-            a = (f(s) + (f(step) * as_half(lo)).astype(h).astype(f)).astype(h)
-            b = (f(e) - (f(step) * as_half(hi)).astype(h).astype(f)).astype(h)
+            step = r(f(e - s) / r(f(steps - 1)))  # static_cast<T>(int64): through float
+            a = _stored(f(s) + r(step * r(lo.astype(f))), d)
+            b = _stored(f(e) - r(step * r(hi.astype(f))), d)
             return np.concatenate([a, b])
         if d.is_complex:  # complex / and * by an integer scale both parts: one fma per part
             r = d.to_real()

@@ -17,7 +17,7 @@ from .._enums import contiguous_format
 from ..backends import backend
 from ..geometry import contiguous_strides, dim_list_to_mask, shape_str, wrap_dim
 from ..promotion import can_cast, result_type_many
-from ..scalar import SCALAR_TYPE_NAME
+from ..scalar import SCALAR_TYPE_NAME, dtype_scalar
 from ..structured.meta import MetaBase, allocate
 from ..tensor import Tensor
 from .copy import copy_from_host, host_values
@@ -272,7 +272,7 @@ def _diag_embed_into(result: Tensor, self: Tensor, offset: int, d1: int, d2: int
     """result.zero_(); result.diagonal(offset, d1, d2).copy_(self), through the stubs."""
     if result._device.type != "meta" and result.numel():
         be = backend(result._device.type)
-        be.fill(result, result.dtype.numpy.type(0))
+        be.fill(result, dtype_scalar(result.dtype, 0))
         diag = aten("diagonal")(result, offset, d1, d2)
         if diag.numel():
             be.copy(diag, self)
@@ -333,8 +333,8 @@ def diagflat(self: Tensor, offset: int = 0) -> Tensor:
 def trace(self: Tensor) -> Tensor:
     if len(self._size) != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {len(self._size)}")
-    if self.dtype is _dt.bool:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if self.dtype is _dt.bool or (self.dtype in _dt.limited_unsigned and self._device.type == "cpu"):
+        raise NotImplementedError(f"\"trace\" not implemented for '{SCALAR_TYPE_NAME[self.dtype]}'")
     return aten("sum")(aten("diagonal")(self))
 
 
@@ -360,7 +360,7 @@ def block_diag_kernel(tensors: Sequence[Tensor]) -> Tensor:
     result = allocate((rows, cols), None, dtype, dev)
     if _has_data(result):
         be = backend(dev.type)
-        be.fill(result, dtype.numpy.type(0))
+        be.fill(result, dtype_scalar(dtype, 0))
         r = c = 0
         st = result._stride
         for m in mats:

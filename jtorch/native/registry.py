@@ -22,6 +22,8 @@ from typing import Any, TypeVar
 from ..dispatcher import registration_site, singleton
 from ..library import Library
 from ..schema import FunctionSchema, SchemaKind
+from .bfloat16_support import VIA_FLOAT32, via_float32
+from .unsigned_support import refusing_kernel
 
 aten_lib = Library("aten", "DEF")
 _impl_libs: dict[str, Library] = {}
@@ -272,7 +274,20 @@ def _impl_lib(key: str) -> Library:
 
 
 def _register_impl(nf: NativeFunction, key: str, fn: Callable, site: str | None, raw_keyset: bool = False) -> None:
+    if key == "CPU":  # torch's CPU kernels refuse uint16..64 in most operators; bfloat16 where Numba has none
+        fn = refusing_kernel(nf.name, fn)
+        if nf.base_name in VIA_FLOAT32:
+            fn = via_float32(nf.name, fn, _written(nf))
     _impl_lib(key).impl(nf.name, fn, key, _raw_keyset=raw_keyset, _site=site)
+
+
+def _written(nf: NativeFunction) -> tuple[str, ...]:
+    """The names (and, as strings, the positions) of the arguments an operator writes."""
+    out: list[str] = []
+    for i, a in enumerate(nf.func.arguments):
+        if a.is_write:
+            out += [a.name] if a.kwarg_only else [a.name, str(i)]
+    return tuple(out)
 
 
 def _register_per_backend(nf: NativeFunction, make: KernelFactory, site: str) -> None:

@@ -22,7 +22,7 @@ from ..device import _default as _default_device
 from ..device import device as _device_cls
 from ..geometry import storage_extent
 from ..promotion import promote_types
-from ..scalar import LIMITS, checked_scalar, overflow_error, unpack_long
+from ..scalar import LIMITS, checked_scalar, float32_to_bfloat16_bits, overflow_error, unpack_long
 from ..tensor import Size, Tensor
 from .copy import copy_from_host, copy_into_new
 from .factories import _empty, empty_like
@@ -165,7 +165,8 @@ def _store_walk(obj: Any, sizes: list[int], dim: int, d: _dt.dtype) -> None:
         _store_walk(item, sizes, dim + 1, d)
 
 
-_INT_NAMES = {_dt.uint8: "uint8", _dt.int8: "int8", _dt.int16: "int16", _dt.int32: "int32", _dt.int64: "int64"}
+_INT_NAMES = {_dt.uint8: "uint8", _dt.int8: "int8", _dt.int16: "int16", _dt.int32: "int32", _dt.int64: "int64",
+              _dt.uint16: "uint16", _dt.uint32: "uint32"}
 
 
 def _unpack_double(x: Any) -> float:
@@ -195,10 +196,27 @@ def _store_scalar(x: Any, d: _dt.dtype) -> Any:
         raise TypeError(f"must be real number, not {type(x).__name__}")
     if d.is_floating_point:
         return _unpack_double(x)
+    if d is _dt.uint64:  # THPUtils_unpackUInt64: PyLong_AsUnsignedLongLong, no float accepted
+        if isinstance(x, float) or not hasattr(x, "__index__"):
+            raise TypeError("an integer is required")
+        v = operator.index(x)
+        if v < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if v >= 2 ** 64:
+            raise OverflowError("int too big to convert")
+        return np.uint64(v)
     name = _INT_NAMES[d]
     if isinstance(x, float):  # PyFloat_Check: Python floats and np.float64
         return checked_scalar(d, float(x), name)
     return checked_scalar(d, unpack_long(x), name)
+
+
+def _floats_to(arr: np.ndarray, d: _dt.dtype) -> np.ndarray:
+    """float64 values stored as d: float16 and bfloat16 through float (static_cast<Half>(double) is
+    Half(float(v))); bfloat16 as its bit patterns in jtorch's opaque 2-byte type."""
+    if d is _dt.bfloat16:
+        return float32_to_bfloat16_bits(arr.astype(np.float32)).view(d.numpy)
+    return arr.astype(np.float32).astype(d.numpy) if d is _dt.float16 else arr.astype(d.numpy)
 
 
 def _leaves_to_array(leaves: list, d: _dt.dtype) -> np.ndarray:
@@ -211,7 +229,7 @@ def _leaves_to_array(leaves: list, d: _dt.dtype) -> np.ndarray:
         if d.is_floating_point and kinds <= {float, int, bool}:
             arr = np.array(leaves, dtype=np.float64)
             with np.errstate(over="ignore"):
-                return arr.astype(np.float32).astype(d.numpy) if d is _dt.float16 else arr.astype(d.numpy)
+                return _floats_to(arr, d)
         if d.is_complex and kinds <= {float, int, bool, complex}:
             with np.errstate(over="ignore"):
                 return np.array(leaves, dtype=np.complex128).astype(d.numpy)
@@ -233,12 +251,14 @@ def _leaves_to_array(leaves: list, d: _dt.dtype) -> np.ndarray:
             if bad.any():
                 raise overflow_error(_INT_NAMES[d])
             return np.trunc(arr).astype(np.int64).astype(d.numpy)
+        if d is _dt.uint64 and kinds <= {int, bool}:
+            return np.array(leaves, dtype=np.uint64)  # a negative or too big int: the slow path's error
     except OverflowError:
         pass  # a Python int beyond int64: the slow path raises PyTorch's error
     vals = [_store_scalar(x, d) for x in leaves]
-    if d is _dt.float16:
+    if d in _dt.reduced_floats:
         with np.errstate(over="ignore"):
-            return np.array(vals, dtype=np.float64).astype(np.float32).astype(np.float16)
+            return _floats_to(np.array(vals, dtype=np.float64), d)
     with np.errstate(over="ignore"):
         return np.array(vals, dtype=d.numpy if not d.is_complex else np.complex128).astype(d.numpy)
 

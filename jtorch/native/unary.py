@@ -331,7 +331,7 @@ def _nan_to_num_values(nan: float | None, posinf: float | None,
         if not (dtype.is_floating_point or dtype.is_complex):
             return (0, 0, 0)  # integers and bool are copied; the values are unused
         real = dtype.to_real()
-        info = np.finfo(real.numpy)
+        info = _dt.finfo(real)
         compute = it.compute_dtype.to_real().numpy.type
         vals = (0.0 if nan is None else nan, float(info.max) if posinf is None else posinf,
                 float(info.min) if neginf is None else neginf)

@@ -22,8 +22,9 @@ from ..kernels.scalar_scan import RowNormaliser
 from ..scalar import SCALAR_TYPE_NAME, not_implemented
 from ..tensor import Tensor
 from .meta import FUNCTIONAL, MetaBase, allocate, copy_into, fill
+from .tensor_iterator import storage_only
 
-_SOFTMAX_DTYPES = frozenset({_dt.float16, _dt.float32, _dt.float64})
+_SOFTMAX_DTYPES = frozenset({_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64})
 
 
 class ScanPlan(NamedTuple):
@@ -36,7 +37,7 @@ class ScanPlan(NamedTuple):
 
 def _compute_dtype(dtype: _dt.dtype, device: Any) -> _dt.dtype:
     # float16 is a storage type on the CPU: Numba has no float16 arithmetic
-    return _dt.float32 if dtype is _dt.float16 and device.type == "cpu" else dtype
+    return _dt.float32 if storage_only(dtype, device.type) else dtype
 
 
 _copy_into = copy_into

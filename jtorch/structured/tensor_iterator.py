@@ -108,9 +108,15 @@ def promote_integer_to_float(config: TensorIteratorConfig, common: _dt.dtype) ->
 
 
 def compute_dtype(common: _dt.dtype, device_type: str) -> _dt.dtype:
-    """The dtype kernels compute in: float16 is a storage type (Numba has no float16 math on the
-    CPU, and CUDA computes half in float32 as PyTorch's opmath does)."""
-    return _dt.float32 if common is _dt.float16 and device_type in ("cpu", "cuda") else common
+    """The dtype kernels compute in: float16 and bfloat16 are storage types (Numba has no float16
+    math on the CPU, nor bfloat16 anywhere, and CUDA computes half in float32 as PyTorch's opmath does)."""
+    return _dt.float32 if common in _dt.reduced_floats and device_type in ("cpu", "cuda") else common
+
+
+def storage_only(d: _dt.dtype, device_type: str) -> bool:
+    """A dtype kernels on this device cannot write: float16 on the CPU, bfloat16 on the CPU and on
+    CUDA; results are computed into float32 temporaries and rounded into it by a copy."""
+    return (d is _dt.bfloat16 and device_type in ("cpu", "cuda")) or (d is _dt.float16 and device_type == "cpu")
 
 
 def _is_contiguous(t: Tensor) -> bool:
@@ -376,26 +382,27 @@ class TensorIterator(MetaBase):
 
     def _kernel_out_dtype(self) -> _dt.dtype:
         d = self.out_dtype
-        return _dt.float32 if d is _dt.float16 and self.device.type == "cpu" else (
+        return _dt.float32 if storage_only(d, self.device.type) else (
             self.compute_dtype if d is self.common_dtype else d)
 
     def _temporaries_for_defined_outputs(self, ops: list[Operand], nout: int) -> None:
         """A caller's output of another dtype than the kernel writes gets a temporary with its strides
         (cast_common_dtype_to_outputs); finish() copies it back."""
         want = self._kernel_out_dtype()
-        half = self.out_dtype is _dt.float16
+        d = self.out_dtype
+        half = d if d in _dt.reduced_floats else None
         for o in ops[:nout]:
-            if o.tensor is o.original and (o.tensor.dtype is not want or (half and o.tensor.dtype is not _dt.float16)):
+            t = o.tensor
+            if t is o.original and (t.dtype is not want or (half is not None and t.dtype is not half)):
                 o.tensor = _empty_like_strided(o.original, want)
 
     def _reduction_temporaries(self, ops: list[Operand], nout: int) -> None:
         """A float16 output of a CPU reduction is computed into a float32 temporary (Numba has no
         float16 arithmetic); finish() rounds it into the caller's tensor."""
-        if self.device.type != "cpu":
-            return
+        dev = self.device.type
         for o in ops[:nout]:
             t = o.tensor
-            if t.dtype is _dt.float16:
+            if storage_only(t.dtype, dev):
                 o.tensor = _empty_like_strided(t, _dt.float32)
 
     def finish(self) -> None:
@@ -403,8 +410,9 @@ class TensorIterator(MetaBase):
         for o in self.operands[: self.num_outputs]:
             if o.tensor is not o.original:
                 t = o.tensor
-                if self.out_dtype is _dt.float16 and t.dtype is not _dt.float16 and o.original.dtype is not _dt.float16:
-                    t = _cast(t, _dt.float16)  # a float16 result, computed in float32, is rounded before the cast
+                half = self.out_dtype
+                if half in _dt.reduced_floats and t.dtype is not half and o.original.dtype is not half:
+                    t = _cast(t, half)  # a float16 result, computed in float32, is rounded before the cast
                 _copy_into(o.original, t)
 
     def numel(self) -> int:

@@ -7,7 +7,9 @@ function chosen by the pair of dtype kinds; the store into the destination conve
 casts do (int<->float truncation, narrowing wraparound, ``!= 0`` for bool), which matches NumPy.
 Numba cannot load or store float16 on the CPU, so float16 buffers are viewed as uint16 and
 converted bit by bit here (NumPy's round-half-to-even algorithms, written without branches so
-the loops still vectorize).
+the loops still vectorize). bfloat16 buffers (jtorch's opaque 2-byte type) are viewed as uint16
+too: a load is the bits shifted into a float32's high half, a store c10's round_to_nearest_even
+from float32 (any other source type reaches bfloat16 through float32, as static_cast does).
 """
 from __future__ import annotations
 
@@ -80,6 +82,19 @@ def _f64_to_half_bits(x):
     return np.uint16(h | (0x8000 if math.copysign(1.0, x) < 0.0 else 0))
 
 
+@register_jitable(**_NUMPY_MODEL)
+def _bf16_bits_to_f32(h):
+    return _f32_from_bits(np.int32(h) << 16)
+
+
+@register_jitable(**_NUMPY_MODEL)
+def _f32_to_bf16_bits(x):
+    """c10::round_to_nearest_even: add 0x7FFF plus the lowest kept bit, drop the low half; NaN -> 0x7FC0."""
+    u = np.int64(_f32_to_bits(x)) & 0xFFFFFFFF
+    r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return np.uint16(0x7FC0) if x != x else np.uint16(r)
+
+
 # ---- scalar functions handed to launch (module-level defs: codegen re-emits them) ----------
 
 @jit_import
@@ -134,6 +149,48 @@ def value_to_half(x):
     return to_half_bits(x)
 
 
+@jit_import
+def to_bf16_bits(x):
+    """Stub: value of any supported dtype -> bfloat16 bits (uint16), through float32."""
+    f = np.float32(np.real(x))
+    u = np.int64(f.view(np.uint32))
+    return np.uint16(0x7FC0) if f != f else np.uint16((u + 0x7FFF + ((u >> 16) & 1)) >> 16)
+
+
+@overload(to_bf16_bits, jit_options=_NUMPY_MODEL)
+def _to_bf16_bits_ov(x):
+    if isinstance(x, types.Complex):
+        return lambda x: _f32_to_bf16_bits(np.float32(x.real))
+    return lambda x: _f32_to_bf16_bits(np.float32(x))
+
+
+@jit_import
+def bf16_bits_to_float(h):
+    """Stub: bfloat16 bits (uint16) -> float32 value."""
+    return (np.uint32(h) << np.uint32(16)).view(np.float32)
+
+
+@overload(bf16_bits_to_float, jit_options=_NUMPY_MODEL)
+def _bf16_bits_to_float_ov(h):
+    return lambda h: _bf16_bits_to_f32(h)
+
+
+def bf16_to_value(h):
+    return bf16_bits_to_float(h)
+
+
+def value_to_bf16(x):
+    return to_bf16_bits(x)
+
+
+def bf16_to_half(h):
+    return to_half_bits(bf16_bits_to_float(h))
+
+
+def half_to_bf16(h):
+    return to_bf16_bits(half_bits_to_float(h))
+
+
 def _as_bits(op: ArrayOperand) -> ArrayOperand:
     return ArrayOperand(op.buf.view(np.uint16), op.offset, op.strides)
 
@@ -141,7 +198,18 @@ def _as_bits(op: ArrayOperand) -> ArrayOperand:
 def copy(dst: ArrayOperand, src: ArrayOperand, shape: tuple[int, ...]) -> None:
     """``dst[...] = src[...].astype(dst.dtype)`` over `shape` (dim 0 fastest, element strides)."""
     dk, sk = dst.buf.dtype, src.buf.dtype
-    if dk == np.float16 or sk == np.float16:
+    if dk.kind == "V" or sk.kind == "V":  # bfloat16 on either side
+        if dk == sk:
+            fn, dst, src = identity, _as_bits(dst), _as_bits(src)
+        elif sk.kind == "V":
+            src = _as_bits(src)
+            fn = half_nonzero if dk == np.bool_ else bf16_to_half if dk == np.float16 else bf16_to_value
+            dst = _as_bits(dst) if dk == np.float16 else dst
+        else:
+            fn, dst = value_to_bf16, _as_bits(dst)
+            if sk == np.float16:
+                fn, src = half_to_bf16, _as_bits(src)
+    elif dk == np.float16 or sk == np.float16:
         if dk == sk:
             fn, dst, src = identity, _as_bits(dst), _as_bits(src)
         elif sk == np.float16:

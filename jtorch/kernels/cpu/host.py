@@ -25,5 +25,6 @@ def numpy_view(t: Any) -> np.ndarray:
 
 
 def read_scalar(t: Any) -> Any:
-    """The read_scalar stub: the element at t's offset, as a NumPy scalar of t's dtype."""
-    return t._storage.data[t._offset]
+    """The read_scalar stub: the element at t's offset, as a NumPy scalar of t's dtype (bfloat16's
+    value as a float32)."""
+    return t._storage.read(t._offset)

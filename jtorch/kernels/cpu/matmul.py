@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ...scalar import bfloat16_bits_to_float32, float32_to_bfloat16_bits
 from .threads import blas_threads_for, note_blas
 
 _BLAS = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128))
@@ -89,6 +90,8 @@ def _product(kind: str, A: np.ndarray, B: np.ndarray, Out: np.ndarray | None = N
     """A @ B (a dot product for dot/vdot) in the compute dtype, written into Out when given (Out must
     then be row-major for mm/bmm, and C-contiguous int64 for integers). BLAS dtypes come as
     BLAS-able views."""
+    if A.dtype.kind == "V":  # bfloat16: float32 products (torch's opmath), rounded once by _combine
+        A, B = bfloat16_bits_to_float32(A), bfloat16_bits_to_float32(B)
     dt = A.dtype
     if kind == "dot" or kind == "vdot":
         if dt == _F16:
@@ -137,7 +140,8 @@ def matmul(kind: str, out: Any, a: Any, b: Any, self: Any = None, beta: Any = 0,
         into_out = False
     S = None if beta == 0 or self is None else Out if self is out else _view(self, self._size, self._stride)
     if S is None and alpha == 1 and into_out:  # the common case: the product straight into out
-        if blas or (Out.dtype != _F16 and (kind == "mv" or (Out.dtype == _I64 and Out.flags.c_contiguous))):
+        narrow = Out.dtype == _F16 or Out.dtype.kind == "V"  # float16, bfloat16: computed in float32
+        if blas or (not narrow and (kind == "mv" or (Out.dtype == _I64 and Out.flags.c_contiguous))):
             _product(kind, A, B, Out)
             return
     if (S is not None and beta == 1 and alpha == 1 and into_out and blas and kind != "dot"
@@ -159,6 +163,12 @@ def matmul(kind: str, out: Any, a: Any, b: Any, self: Any = None, beta: Any = 0,
 def _combine(Out: np.ndarray, P: np.ndarray | None, S: np.ndarray | None, beta: Any) -> None:
     """Out = P + beta * S, in the compute dtype of P, then cast (wrapping, rounding) into Out."""
     with np.errstate(all="ignore"):
+        if Out.dtype.kind == "V":  # bfloat16: the float32 result rounded to nearest even, once
+            S = None if S is None else bfloat16_bits_to_float32(S)
+            R = (np.zeros(Out.shape, _F32) if P is None else P) if S is None else (
+                S * beta if P is None else S * beta + P)
+            Out.view(np.uint16)[...] = float32_to_bfloat16_bits(np.asarray(R, _F32))
+            return
         if S is None:
             if P is None:
                 Out.fill(0)

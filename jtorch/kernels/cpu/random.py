@@ -18,9 +18,18 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes as _dt
+from ...scalar import bfloat16_round, float32_to_bfloat16_bits
 from .host import numpy_view
 
-DIGITS = {_dt.float16: 11, _dt.float32: 24, _dt.float64: 53}  # std::numeric_limits<T>::digits
+DIGITS = {_dt.float16: 11, _dt.float32: 24, _dt.float64: 53,  # std::numeric_limits<T>::digits
+          _dt.bfloat16: 8}
+
+
+def _to(d: _dt.dtype, values: np.ndarray) -> np.ndarray:
+    """values cast to d's storage (bfloat16: float32 rounded to nearest even, as its bit patterns)."""
+    if d is _dt.bfloat16:
+        return float32_to_bfloat16_bits(values.astype(np.float32)).view(d.numpy)
+    return values.astype(d.numpy)
 
 
 def _acc(d: _dt.dtype) -> type:
@@ -39,17 +48,17 @@ def _uniform_values(rng: np.random.Generator, n: int, d: _dt.dtype, from_: float
     acc = _acc(d)
     bits = rng.integers(0, 1 << digits, size=n, dtype=np.int64)
     x = bits.astype(acc) * acc(2.0 ** -digits)
-    t = d.numpy.type
+    t = (lambda v: bfloat16_round(np.float32(v))) if d is _dt.bfloat16 else d.numpy.type
     with np.errstate(over="ignore"):
         span = acc(t(to) - t(from_))  # computed in scalar_t, as ATen does
-        return (x * span + acc(t(from_))).astype(d.numpy)
+        return _to(d, x * span + acc(t(from_)))
 
 
 def _normal_values(rng: np.random.Generator, n: int, d: _dt.dtype, mean: float, std: float) -> np.ndarray:
     acc = _acc(d)
     z = rng.standard_normal(n, dtype=acc)
     with np.errstate(over="ignore"):
-        return (z * acc(std) + acc(mean)).astype(d.numpy)
+        return _to(d, z * acc(std) + acc(mean))
 
 
 def _complex(t: Any, sample: Callable[[int, _dt.dtype], np.ndarray]) -> None:
@@ -76,7 +85,7 @@ def normal(t: Any, rng: np.random.Generator, mean: float, std: float) -> None:
 def exponential(t: Any, rng: np.random.Generator, lambd: float) -> None:
     acc = _acc(t.dtype)
     z = rng.standard_exponential(t.numel(), dtype=acc)
-    _write(t, (z / acc(lambd)).astype(t.dtype.numpy))
+    _write(t, _to(t.dtype, z / acc(lambd)))
 
 
 def random_from_to(t: Any, rng: np.random.Generator, from_: int, range_: int) -> None:
@@ -87,11 +96,11 @@ def random_from_to(t: Any, rng: np.random.Generator, from_: int, range_: int) ->
     else:
         u = rng.integers(0, range_, size=n, dtype=np.uint64)
     vals = (np.uint64(from_ % 2 ** 64) + u).view(np.int64)  # wraps like the C++ unsigned sum
-    _write(t, vals.astype(t.dtype.numpy))
+    _write(t, _to(t.dtype, vals))
 
 
 def bernoulli_scalar(t: Any, rng: np.random.Generator, p: float) -> None:
-    _write(t, rng.random(t.numel()) < p)
+    _write(t, _to(t.dtype, rng.random(t.numel()) < p))
 
 
 def bernoulli_tensor(t: Any, rng: np.random.Generator, p: Any) -> None:
@@ -99,9 +108,9 @@ def bernoulli_tensor(t: Any, rng: np.random.Generator, p: Any) -> None:
     if not ((pv >= 0) & (pv <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
-    _write(t, rng.random(t.numel()) < pv)
+    _write(t, _to(t.dtype, rng.random(t.numel()) < pv))
 
 
 def randperm(t: Any, rng: np.random.Generator, n: int) -> None:
-    _write(t, rng.permutation(n).astype(t.dtype.numpy))
+    _write(t, _to(t.dtype, rng.permutation(n)))
 

@@ -109,6 +109,8 @@ def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = (), m
     n = x.numel()
     if n >= GRAIN_SIZE or n == 0:
         return False
+    if x._storage.data.dtype.kind == "V" or any(t._storage.data.dtype.kind == "V" for t in results):
+        return False  # bfloat16 goes through the iterator (float32)
     if mask is not None and not all(m for m, size in zip(mask, x._size) if size != 1):
         return _reduce_dims(r, x, results, extras, mask)
     ib = x._storage.data

@@ -98,7 +98,7 @@ def run(kind: str, c: Any, co: int, cst: tuple, a: Any, b: Any, self: Any, beta:
 def _via_scratch(kind: str, out: Any, a: Any, b: Any, self: Any, beta: Any, alpha: Any) -> None:
     """out overlaps an operand (mm(a, b, out=a)): the product goes to a contiguous scratch buffer
     first, then is copied into out, so no thread reads what another has already written."""
-    from ...dtypes import from_numpy_dtype
+    from ...dtypes import from_buffer_dtype
     from .storage import CUDAStorage
 
     size = out._size
@@ -110,7 +110,7 @@ def _via_scratch(kind: str, out: Any, a: Any, b: Any, self: Any, beta: Any, alph
         rcst.append(acc)
         acc *= s
     cst = tuple(reversed(rcst))
-    scratch = CUDAStorage.allocate(numel, from_numpy_dtype(out._storage.data.dtype))
+    scratch = CUDAStorage.allocate(numel, from_buffer_dtype(out._storage.data.dtype))
     run(kind, scratch.data, 0, cst, a, b, self, beta, alpha)
     shape, ds, ss = loop_plan(size, out._stride, cst)
     launch(_copy_value, shape, [Operand(out._storage.data, out._offset, ds), Operand(scratch.data, 0, ss)])

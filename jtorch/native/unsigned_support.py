@@ -1,0 +1,140 @@
+"""Where torch's CPU kernels refuse uint16, uint32 and uint64.
+
+torch 2.x gives these "barebones" unsigned types creation, copy and casts, equality, the bitwise
+and/or/xor, mul, sum/prod/cumsum, sort/unique, cat/stack/index_select and the floating functions
+(sqrt, exp: computed in the default float type); every other kernel's AT_DISPATCH has no case for
+them and raises '"<kernel>" not implemented for 'UInt16''. The tables map an operator to that
+kernel name; jtorch's kernels could compute them all, so the refusal is added where torch refuses.
+
+ELEMENTWISE: TensorIterator families, checked on the common dtype (`uint16 + float32` is float32
+and computes), keyed by the family's out= overload ("clamp.Tensor_out") or its name ("add").
+OPERATORS: every other operator's backend kernel, checked on its first tensor argument's dtype.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import dtypes as _dt
+from ..scalar import not_implemented
+
+_DIV_MODES = {"floor": "div_floor_cpu", "trunc": "div_trunc_cpu"}
+
+ELEMENTWISE: dict[str, str | Callable[[dict], str | None]] = {
+    "add": "add_stub", "sub": "add_stub", "rsub": "add_stub",
+    "div.out_mode": lambda extras: _DIV_MODES.get(extras.get("rounding_mode")),
+    "floor_divide": "div_floor_cpu", "remainder": "remainder_cpu", "fmod": "fmod_cpu", "pow": "pow",
+    "lt": "lt_cpu", "le": "le_cpu", "gt": "gt_cpu", "ge": "ge_cpu",
+    "maximum": "maximum_cpu", "minimum": "minimum_cpu", "fmax": "maximum_cpu", "fmin": "minimum_cpu",
+    "bitwise_left_shift": "lshift_cpu", "bitwise_right_shift": "rshift_cpu", "__lshift__": "lshift_cpu",
+    "__rshift__": "rshift_cpu",
+    "logical_and": "logical_and_cpu", "logical_or": "logical_or_cpu", "logical_xor": "logical_xor_cpu",
+    "logical_not": "logical_not_cpu", "hypot": "hypot_cpu", "nextafter": "nextafter_cpu",
+    "heaviside": "heaviside_cpu", "gcd": "gcd_cpu", "lcm": "lcm_cpu",
+    "abs": "abs_cpu", "neg": "neg_cpu", "sign": "sign_cpu", "sgn": "sign_cpu", "bitwise_not": "bitwise_not_cpu",
+    "frac": "frac_cpu", "lerp": "lerp_kernel_scalar", "lerp.Tensor_out": "lerp_kernel_tensor",
+    "clamp": "clamp_scalar_cpu", "clamp.Tensor_out": "clamp_cpu",
+    "clamp_min": "clamp_min_scalar_cpu", "clamp_min.Tensor_out": "clamp_min_cpu",
+    "clamp_max": "clamp_max_scalar_cpu", "clamp_max.Tensor_out": "clamp_max_cpu",
+    "addcmul": "addcmul_cpu_out",
+}
+
+OPERATORS: dict[str, str | None] = {
+    "relu": "clamp_min_scalar_cpu", "relu_": "clamp_min_scalar_cpu", "mode": "mode_cpu",
+    "random_.from": None, "random_.to": None, "random_.from_out": None, "random_.to_out": None,
+    "amax": "max_values_cpu", "amin": "min_values_cpu", "max": "max_all", "min": "min_all",
+    "max.dim": "max_cpu", "min.dim": "min_cpu", "max.dim_max": "max_cpu", "min.dim_min": "min_cpu",
+    "argmax": "argmax_cpu", "argmin": "argmin_cpu", "aminmax": "aminmax_cpu", "_aminmax": "aminmax_cpu",
+    "nonzero": "nonzero_count_cpu", "count_nonzero": "nonzero_count_cpu", "median": "median_cpu",
+    "nanmedian": "median_cpu", "topk": "topk_cpu", "kthvalue": "kthvalue_cpu", "cummax": "cummax_cpu",
+    "cummin": "cummin_cpu", "_cummax_helper": "cummax_cpu", "_cummin_helper": "cummin_cpu",
+    "tril": "tril", "triu": "triu", "tril_": "tril", "triu_": "triu", "trace": "trace",
+    "bincount": "bincount_cpu", "histc": "aminmax_cpu",
+    "_softmax": "softmax_lastdim_kernel_impl", "_log_softmax": "log_softmax_lastdim_kernel_impl",
+    "masked_fill_": "masked_fill", "masked_fill": "masked_fill", "gather": "scatter_gather_tensor_cpu",
+    "scatter": "scatter_gather_tensor_cpu", "scatter_": "scatter_gather_tensor_cpu",
+    "scatter_add": "scatter_gather_tensor_cpu", "scatter_add_": "scatter_gather_tensor_cpu",
+    "scatter_reduce": "scatter_gather_tensor_cpu", "scatter_reduce_": "scatter_gather_tensor_cpu",
+    "index_add": "scatter_gather_tensor_cpu", "index_add_": "scatter_gather_tensor_cpu",
+    "index_copy": "index_copy_cpu", "index_copy_": "index_copy_cpu", "index_fill": "index_fill_cpu",
+    "index_fill_": "index_fill_cpu", "index_put": "index_put", "index_put_": "index_put",
+    "_index_put_impl_": "index_put", "take": "take_cpu", "put": "take_put_cpu", "put_": "take_put_cpu",
+    "masked_select": "masked_select", "masked_scatter": "masked_scatter", "masked_scatter_": "masked_scatter",
+    "searchsorted": "searchsorted_out_cpu", "bucketize": "searchsorted_out_cpu", "isin": "isin_default_cpu",
+    "dot": "dot", "vdot": "dot", "mm": "addmm_impl_cpu_", "addmm": "addmm_impl_cpu_", "bmm": "bmm",
+    "baddbmm": "baddbmm", "mv": "addmv_impl_cpu", "addmv": "addmv_impl_cpu", "cross": "cross",
+    "linalg_cross": "cross", "arange": "arange_cpu", "linspace": "linspace_cpu", "logspace": "logspace_cpu",
+    "eye": "eye", "randperm": "randperm", "uniform_": "check_uniform_bounds", "random_": "random_kernel_cpu",
+}
+
+
+def elementwise_check(out_schema: str, dispatch_check: Callable[[Any, dict], None] | None
+                      ) -> Callable[[Any, dict], None] | None:
+    """An elementwise family's dispatch check, with torch's refusal of uint16..64 in front."""
+    name = out_schema.split("(", 1)[0]
+    stub = ELEMENTWISE.get(name, ELEMENTWISE.get(name.split(".", 1)[0]))
+    if stub is None:
+        return dispatch_check
+    limited = _dt.limited_unsigned
+
+    def check(dtype: Any, extras: dict) -> None:
+        if dtype in limited:
+            kernel = stub(extras) if callable(stub) else stub
+            if kernel is not None:
+                raise not_implemented(kernel, dtype)
+        if dispatch_check is not None:
+            dispatch_check(dtype, extras)
+
+    return check
+
+
+def _first_tensor_dtype(args: tuple, kwargs: dict) -> Any:
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            a = a[0] if a else None
+        d = getattr(a, "dtype", None)
+        if isinstance(d, _dt.dtype) and hasattr(a, "_size"):
+            return d
+    return None
+
+
+def _flips_innermost(self: Any, dims: Any) -> bool:
+    """torch's flip copies through TensorIterator unless a flipped dim is the one of stride 1,
+    which takes the vectorized kernel (AT_DISPATCH without the barebones unsigned types)."""
+    nd = len(self._size)
+    return any(nd and self._stride[d % nd] == 1 for d in dims)
+
+
+# operators whose refusal depends on more than the dtype: (stub, condition on the arguments)
+CONDITIONAL: dict[str, tuple[str, Callable[..., bool]]] = {
+    "flip": ("flip_cpu", _flips_innermost),
+}
+
+
+def refusing_kernel(name: str, kernel: Callable) -> Callable:
+    """`kernel` (a CPU backend kernel of aten::<name>, "max.dim" say), refusing uint16..64 as torch's does."""
+    base = name.partition(".")[0]
+    stub = OPERATORS[name] if name in OPERATORS else OPERATORS.get(base)
+    cond = CONDITIONAL.get(base)
+    if stub is None and cond is None:
+        return kernel
+    limited = _dt.limited_unsigned
+
+    if cond is not None:
+        cstub, applies = cond
+
+        def refusing_if(*args: Any, **kwargs: Any) -> Any:
+            d = _first_tensor_dtype(args, kwargs)
+            if d in limited and applies(*args, **kwargs):
+                raise not_implemented(cstub, d)
+            return kernel(*args, **kwargs)
+
+        return refusing_if
+
+    def refusing(*args: Any, **kwargs: Any) -> Any:
+        d = _first_tensor_dtype(args, kwargs)
+        if d in limited:
+            raise not_implemented(stub, d)
+        return kernel(*args, **kwargs)
+
+    return refusing
