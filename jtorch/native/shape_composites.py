@@ -20,7 +20,7 @@ from ..structured.meta import resize_output
 from ..tensor import Tensor
 from .factories import aten
 from .factories import wrapped_scalar_tensor as _w
-from .registry import by_name, composite_explicit_autograd, composite_implicit_autograd
+from .registry import composite_explicit_autograd, composite_implicit_autograd
 
 
 # ---- atleast_nd -----------------------------------------------------------------------------------------
@@ -50,20 +50,10 @@ for _n, _fn in (("1d", _atleast_1d), ("2d", _atleast_2d), ("3d", _atleast_3d)):
         lambda tensors, _fn=_fn: tuple(_fn(t) for t in tensors))
 
 
-# ---- ravel, adjoint, sum_to_size --------------------------------------------------------------------------
+# ---- ravel, sum_to_size --------------------------------------------------------------------------
 @composite_implicit_autograd("ravel(Tensor(a) self) -> Tensor(a)", "function, method")
 def ravel(self: Tensor) -> Tensor:
     return aten("view")(aten("contiguous")(self), (-1,))
-
-
-@composite_implicit_autograd("adjoint(Tensor(a) self) -> Tensor(a)", "function, method")
-def adjoint(self: Tensor) -> Tensor:
-    n = len(self._size)
-    if n < 2:
-        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got {n}-D tensor.")
-    t = aten("transpose.int")(self, -2, -1)
-    conj = by_name.get("conj") if self.dtype.is_complex else None
-    return conj.op(t) if conj is not None else t
 
 
 def is_expandable_to(shape: Sequence[int], desired: Sequence[int]) -> bool:
