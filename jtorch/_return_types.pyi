@@ -46,6 +46,11 @@ class mode(NamedTuple):
     indices: Tensor
 
 
+class nanmedian(NamedTuple):
+    values: Tensor
+    indices: Tensor
+
+
 class sort(NamedTuple):
     values: Tensor
     indices: Tensor

@@ -154,7 +154,8 @@ def _named_returns() -> list[str]:
     return lines
 
 
-_PREAMBLE = """from collections.abc import Sequence
+_PREAMBLE = """import builtins
+from collections.abc import Sequence
 from typing import overload
 
 from jtorch import _return_types as _rt
@@ -164,7 +165,7 @@ from jtorch.dtypes import dtype
 from jtorch.random import Generator
 from jtorch.tensor import Tensor
 
-_Number = int | float | bool | complex  # a Scalar argument
+_Number = int | float | bool | builtins.complex  # a Scalar argument (builtins: jtorch.complex is a function)
 _ReturnNumber = int | float | bool  # a Scalar result (torch's Number)
 _Device = device | str | int
 """
