@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import jtorch
 from _torch_oracle import oracle_torch, type_name
@@ -204,3 +207,19 @@ def test_prelu_and_rrelu_training_gradcheck():
     assert jtorch.autograd.gradcheck(jtorch.prelu, (x + 0.01, w))
     assert jtorch.autograd.gradcheck(
         lambda t: jtorch.rrelu(t, training=True, generator=jtorch.Generator().manual_seed(3)), (x + 0.01,))
+
+
+@settings(max_examples=20, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(x=hnp.arrays(np.float64, hnp.array_shapes(min_dims=0, max_dims=3, max_side=5),
+                    elements=st.floats(-50, 50) | st.sampled_from([0.0, -0.0, np.nan, np.inf, -np.inf])),
+       lambd=st.floats(0, 3), alpha=st.floats(0.1, 3))
+def test_against_numpy(x, lambd, alpha):
+    t = jtorch.tensor(x)
+    with np.errstate(all="ignore"):
+        hard = np.where((x >= -lambd) & (x <= lambd), 0.0, x)
+        thr = np.where(x <= lambd, -alpha, x)
+        celu = np.where(x <= 0, alpha * np.expm1(x / alpha), x)
+    np.testing.assert_array_equal(jtorch.hardshrink(t, lambd).numpy(), hard)
+    np.testing.assert_array_equal(jtorch.threshold(t, lambd, -alpha).numpy(), thr)
+    np.testing.assert_allclose(jtorch.celu(t, alpha).numpy(), celu, rtol=1e-15, equal_nan=True)

@@ -46,6 +46,7 @@ from ..structured.tensor_iterator import (
     _contiguous,
 )
 from ..tensor import Tensor, new_storage
+from .binary import _alias
 from .elementwise import elementwise
 from .registry import NativeFunction, by_name, composite_implicit_autograd, declare
 from .structured import StructuredFamily
@@ -369,16 +370,11 @@ acosh = unary("acosh", UNARY_FLOAT_OP, s.acosh)
 atanh = unary("atanh", UNARY_FLOAT_OP, s.atanh)
 
 
-def _aliases() -> None:
-    from .binary import _alias  # the one alias helper (CompositeImplicitAutograd kernels calling the op)
-
-    for fam, name in ((acos, "arccos"), (asin, "arcsin"), (atan, "arctan"), (acosh, "arccosh"), (asinh, "arcsinh"),
-                      (atanh, "arctanh"), (neg, "negative"), (trunc, "fix")):
-        _alias(fam, name, inplace_variants="function, method")
-    _alias(abs, "absolute")  # absolute_ is a method only, as in torch
-
-
-_aliases()
+# aliases: CompositeImplicitAutograd kernels calling the aliased operator (binary.py's helper)
+for _fam, _name in ((acos, "arccos"), (asin, "arcsin"), (atan, "arctan"), (acosh, "arccosh"), (asinh, "arcsinh"),
+                    (atanh, "arctanh"), (neg, "negative"), (trunc, "fix")):
+    _alias(_fam, _name, inplace_variants="function, method")
+_alias(abs, "absolute")  # absolute_ is a method only, as in torch
 
 # sgn: z / |z| for complex, sign for real (sgn_ is a method only)
 sgn = unary("sgn", UNARY_OP, s.sgn, inplace_variants="method")
