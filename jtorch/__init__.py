@@ -120,4 +120,5 @@ from .functional import (
 Tensor.norm = _tensor_norm  # type: ignore[method-assign,assignment]  # torch/_tensor.py's Python method, not a
 # generated binding (declared for the type checker in _tensor_python.pyi)
 del _tensor_norm
+from .native.histograms import histogramdd
 from .native.search import unique, unique_consecutive

@@ -14,6 +14,7 @@ from . import (
     fused_optim,
     gradient,
     grids,
+    histograms,
     index_ops,
     indexing,
     joining,
