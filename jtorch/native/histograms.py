@@ -1,7 +1,7 @@
 """histogram and histogramdd (PyTorch's Histogram.cpp): the outer edges from `range` or the input's
 min/max (an empty range widened by 0.5 each side, as NumPy), evenly spaced edges by linspace in the
 input's dtype or the caller's edge tensors, torch's checks and texts, then the backend's
-histogramdd kernel; density divides by the total and by each bin's widths."""
+histogramdd kernel (CPU only, as in torch); density divides by the total and by each bin's widths."""
 from __future__ import annotations
 
 import math
@@ -13,7 +13,7 @@ from .. import return_types as _rt
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import allocate, resize_output
 from ..tensor import Tensor
-from .registry import backend_kernel, op
+from .registry import declare, op
 
 _TYPEMETA = {_dt.float32: "float", _dt.float64: "double", _dt.float16: "c10::Half", _dt.int64: "long int",
              _dt.int32: "int", _dt.int16: "short int", _dt.int8: "signed char", _dt.uint8: "unsigned char",
@@ -49,7 +49,7 @@ def _outer_edges(x: Tensor, rng: Any) -> tuple[list[float], list[float]]:
             raise RuntimeError(f"torch.histogramdd: for a {n}-dimensional histogram range should have {2 * n} "
                                f"elements, but got {len(rng)}")
         left, right = [float(rng[2 * d]) for d in range(n)], [float(rng[2 * d + 1]) for d in range(n)]
-    elif x.numel() > 0 and x._device.type != "meta":
+    elif x.numel() > 0:
         _dispatch(x)
         lo, hi = op("aminmax")(x, dim=0)
         left, right = [float(v) for v in lo.tolist()], [float(v) for v in hi.tolist()]
@@ -96,8 +96,6 @@ def _count(x: Tensor, weight: Tensor | None, edges: list[Tensor], linear: bool, 
     """The histogram of the (M, N) input over the N edge tensors."""
     shape = tuple(max(e.numel() - 1, 0) for e in edges)
     hist = allocate(shape, None, x.dtype, x._device)
-    if x._device.type == "meta":
-        return hist
     _dispatch(x)
     xs = op("contiguous")(x)
     w = op("contiguous")(op("reshape")(weight, [-1])) if weight is not None else None
@@ -110,6 +108,11 @@ def _count(x: Tensor, weight: Tensor | None, edges: list[Tensor], linear: bool, 
             view[d] = widths.numel()
             hist = op("div.Tensor")(hist, op("reshape")(widths, view))
     return hist
+
+
+def _cpu(schema: str, variants: str = "function") -> Any:
+    """A CPU-only kernel, as torch registers histogram (no CUDA or Meta kernel)."""
+    return declare(schema, variants=variants).impl("CPU")
 
 
 def _even_edges(x: Tensor, bins: list[int], rng: Any) -> list[Tensor]:
@@ -148,18 +151,18 @@ def _histogram_tensor(self: Tensor, bins: Tensor, weight: Tensor | None, density
     return _into(out, _count(x, w, [bins], False, density), op("clone")(bins))
 
 
-backend_kernel("histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) "
+_cpu("histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) "
                "-> (Tensor hist, Tensor bin_edges)", "function, method")(
     lambda self, bins, *, weight=None, density=False: _histogram_tensor(self, bins, weight, density))
-backend_kernel("histogram.bins_tensor_out(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False, "
+_cpu("histogram.bins_tensor_out(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False, "
                "Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)")(
     lambda self, bins, *, weight=None, density=False, hist, bin_edges:
     _histogram_tensor(self, bins, weight, density, (hist, bin_edges)))
-backend_kernel("histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, "
+_cpu("histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, "
                "bool density=False) -> (Tensor hist, Tensor bin_edges)", "function, method")(
     lambda self, bins=100, *, range=None, weight=None, density=False:
     _histogram_ct(self, bins, range, weight, density))
-backend_kernel("histogram.bin_ct_out(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, "
+_cpu("histogram.bin_ct_out(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, "
                "bool density=False, Tensor(a!) hist, Tensor(b!) bin_edges) -> (Tensor(a!) hist, Tensor(b!) bin_edges)")(
     lambda self, bins=100, *, range=None, weight=None, density=False, hist, bin_edges:
     _histogram_ct(self, bins, range, weight, density, (hist, bin_edges)))
@@ -176,7 +179,7 @@ def _dd_weight(weight: Tensor | None) -> Tensor | None:
     return None if weight is None else op("reshape")(weight, [-1])
 
 
-@backend_kernel("_histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, "
+@_cpu("_histogramdd_bin_edges(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, "
                 "bool density=False) -> Tensor[]")
 def _histogramdd_bin_edges(self: Tensor, bins: list, *, range: Any = None, weight: Tensor | None = None,
                            density: bool = False) -> list:
@@ -185,7 +188,7 @@ def _histogramdd_bin_edges(self: Tensor, bins: list, *, range: Any = None, weigh
     return _even_edges(x, list(bins), range)
 
 
-@backend_kernel("_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, "
+@_cpu("_histogramdd_from_bin_cts(Tensor self, int[] bins, *, float[]? range=None, Tensor? weight=None, "
                 "bool density=False) -> Tensor")
 def _histogramdd_from_bin_cts(self: Tensor, bins: list, *, range: Any = None, weight: Tensor | None = None,
                               density: bool = False) -> Tensor:
@@ -196,7 +199,7 @@ def _histogramdd_from_bin_cts(self: Tensor, bins: list, *, range: Any = None, we
     return _count(x, _dd_weight(weight), edges, True, density)
 
 
-@backend_kernel("_histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None, "
+@_cpu("_histogramdd_from_bin_tensors(Tensor self, Tensor[] bins, *, Tensor? weight=None, "
                 "bool density=False) -> Tensor")
 def _histogramdd_from_bin_tensors(self: Tensor, bins: list, *, weight: Tensor | None = None,
                                   density: bool = False) -> Tensor:
