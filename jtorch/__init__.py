@@ -112,6 +112,7 @@ from .functional import (
     broadcast_tensors,
     cartesian_prod,
     einsum,
+    histogramdd,
     meshgrid,
     norm,
     tensordot,
@@ -120,5 +121,4 @@ from .functional import (
 Tensor.norm = _tensor_norm  # type: ignore[method-assign,assignment]  # torch/_tensor.py's Python method, not a
 # generated binding (declared for the type checker in _tensor_python.pyi)
 del _tensor_norm
-from .native.histograms import histogramdd
 from .native.search import unique, unique_consecutive

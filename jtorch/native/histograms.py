@@ -9,7 +9,6 @@ from typing import Any
 
 from .. import backends as _backends
 from .. import dtypes as _dt
-from .. import return_types as _rt
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import allocate, resize_output
 from ..tensor import Tensor
@@ -168,7 +167,7 @@ _cpu("histogram.bin_ct_out(Tensor self, int bins=100, *, float[]? range=None, Te
     _histogram_ct(self, bins, range, weight, density, (hist, bin_edges)))
 
 
-# ---- histogramdd: the aten pieces and the Python function over them ------------------------------
+# ---- histogramdd: the aten pieces (torch.histogramdd over them is in jtorch/functional.py) ---------
 def _dd_input(self: Tensor) -> Tensor:
     if self.dim() < 2:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
@@ -207,22 +206,3 @@ def _histogramdd_from_bin_tensors(self: Tensor, bins: list, *, weight: Tensor | 
     _check_inputs(self, list(bins), weight)
     return _count(x, _dd_weight(weight), list(bins), False, density)
 
-
-def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Tensor | None = None,
-                density: bool = False) -> Any:
-    """torch.histogramdd: (hist, bin_edges) of the points along input's last dim; bins is an int,
-    a list of ints (one per dimension) or a list of 1-D edge tensors."""
-    result = _rt.make("histogramdd", ("hist", "bin_edges"))
-    if input.dim() < 2:
-        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
-    n = input._size[-1]
-    if isinstance(bins, int):
-        bins = [bins] * n
-    if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor):
-        hist = op("_histogramdd_from_bin_tensors")(input, list(bins), weight=weight, density=density)
-        return result((hist, list(bins)))
-    if len(bins) != n:
-        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
-    edges = op("_histogramdd_bin_edges")(input, list(bins), range=range, weight=weight, density=density)
-    hist = op("_histogramdd_from_bin_cts")(input, list(bins), range=range, weight=weight, density=density)
-    return result((hist, edges))
