@@ -149,6 +149,7 @@ from .functional import (
     broadcast_tensors,
     cartesian_prod,
     einsum,
+    histogramdd,
     meshgrid,
     norm,
     tensordot,

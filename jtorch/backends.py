@@ -311,6 +311,13 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
     def histc(self, src: Tensor, lo: float, hi: float, out: Tensor) -> None:
         raise self._missing("histc")
 
+    def histogramdd(self, src: Tensor, weight: Tensor | None, edges: list[Tensor], linear: bool,
+                    hist: Tensor) -> None:
+        """hist (contiguous, the input's float dtype): counts or summed weights of the points of a
+        contiguous (M, N) src per bin of the N 1-D edge tensors, as torch's histogramdd kernel
+        (binary search; `linear`: evenly spaced edges, interpolation then a local search)."""
+        raise self._missing("histogramdd")
+
     def welford(self, src: Tensor, correction: float, take_sqrt: bool, var: Tensor, mean: Tensor) -> None:
         """Per row of a C-contiguous (rows, n) float32/float64 src: var (or std with take_sqrt) with
         `correction` and the mean, by Welford's update as torch's std_var kernel; var and mean are

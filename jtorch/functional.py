@@ -164,3 +164,24 @@ def broadcast_shapes(*shapes: Any) -> Any:
         if not isinstance(v, int):
             raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(v).__name__}')")
     return Size(common)
+
+
+def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None, weight: Tensor | None = None,
+                density: bool = False) -> Any:
+    """torch.histogramdd: (hist, bin_edges) of the points along input's last dim; bins is an int,
+    a list of ints (one per dimension) or a list of 1-D edge tensors (the aten _histogramdd_* pieces)."""
+    from . import return_types
+
+    result = return_types.make("histogramdd", ("hist", "bin_edges"))
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if isinstance(bins, int):
+        bins = [bins] * input.shape[-1]
+    if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor):
+        hist = _vf("_histogramdd_from_bin_tensors")(input, list(bins), weight=weight, density=density)
+        return result((hist, list(bins)))
+    if len(bins) != input.shape[-1]:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    edges = _vf("_histogramdd_bin_edges")(input, list(bins), range=range, weight=weight, density=density)
+    hist = _vf("_histogramdd_from_bin_cts")(input, list(bins), range=range, weight=weight, density=density)
+    return result((hist, list(edges)))

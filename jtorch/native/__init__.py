@@ -17,6 +17,7 @@ from . import (
     fused_optim,
     gradient,
     grids,
+    histograms,
     index_ops,
     indexing,
     inplace_views,

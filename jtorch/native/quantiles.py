@@ -1,9 +1,7 @@
-"""quantile, nanquantile and nanmedian, as PyTorch's Sorting.cpp composes them: quantile and
-nanquantile are CompositeImplicitAutograd over sort, gather and lerp (one sort of the reduced dim,
-then the ranks of q gathered and interpolated), so they differentiate through those nodes.
-nanmedian is the lower median of the non-NaN elements, its index the one torch's sort-based
-kernel reports (the position, in stable sorted order, of that element).
-"""
+"""quantile and nanquantile, as PyTorch's Sorting.cpp composes them: CompositeImplicitAutograd over
+sort, gather and lerp (one sort of the reduced dim, then the ranks of q gathered and interpolated),
+so they differentiate through those nodes; the q range is checked on the CPU only, as torch does
+(no device synchronisation). nanmedian is in reductions_stats.py beside median."""
 from __future__ import annotations
 
 import math

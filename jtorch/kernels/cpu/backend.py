@@ -151,6 +151,7 @@ class CPUBackend(Backend):
     bincount = _lazy("sort", "_bincount")
     histc = _lazy("sort", "_histc")
     welford = _lazy("welford", "welford")
+    histogramdd = _lazy("histogram", "histogramdd")
 
     def kthvalue(self, src: Any, k: int, dim: int, keepdim: bool, values: Any, indices: Any) -> None:
         from .sort import _topk
