@@ -110,3 +110,15 @@ def test_deterministic_mode_fills_empty_cuda_tensors():
     jtorch.use_deterministic_algorithms(True)
     assert jtorch.isnan(jtorch.empty(3, device="cuda")).all().item()
     assert jtorch.empty(2, dtype=jtorch.int32, device="cuda").tolist() == [2**31 - 1] * 2
+
+
+def test_deterministic_max_pool_backward_matches_cpu():
+    jtorch.use_deterministic_algorithms(True)
+    x = np.random.default_rng(0).standard_normal((2, 2, 5, 5)).astype(np.float32)
+    x[0, 0] = 1.0  # ties: every window picks its first maximum, overlapping windows share it
+    grads = []
+    for dev in ("cpu", "cuda"):
+        t = jtorch.from_numpy(x).to(dev).requires_grad_()
+        (jtorch.nn.functional.max_pool2d(t, 3, 1) * 1.5).sum().backward()
+        grads.append(t.grad.cpu().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6)

@@ -130,8 +130,13 @@ def _physical_cores() -> int:
 def set_num_interop_threads(n: int) -> None:
     """Sets the number of threads used for interop parallelism (once, before any interop work)."""
     global _interop
-    if isinstance(n, bool) or not isinstance(n, int):
+    import numpy as np
+
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise RuntimeError(f"set_num_interop_threads expects an int, but got {_type_name(n)}")
+    n = int(n)
+    if not -(1 << 31) <= n < (1 << 31):
+        raise ValueError("Overflow when unpacking long")
     if n <= 0:
         raise RuntimeError("set_num_interop_threads expects a positive integer")
     with _lock:

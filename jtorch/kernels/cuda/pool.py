@@ -5,7 +5,7 @@ pixel, the outputs whose window covers it (deterministic, as torch's avg_pool2d 
 adaptive pooling does the same over the output rows and columns that cover it; max pooling zeroes
 grad_input and adds each gradient at its saved index with an atomic add (torch's CUDA kernel
 gathers through the indices; atomics keep this one short, and ties of overlapping windows are the
-only order-dependent sums).
+only order-dependent sums); with deterministic algorithms on, one thread per plane adds them in order.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from numba import cuda
 
-from ...global_context import alert_not_deterministic
+from ...global_context import deterministic
 from ..common import pool_windows
 from . import driver
 from .elementwise import meta_array
@@ -65,6 +65,18 @@ def max_pool_backward_kernel(total, L, HW, g, go, ind, io, gin, gio):  # pragma:
     while i < total:
         cuda.atomic.add(gin, gio + (i // L) * HW + ind[io + i], g[go + i])
         i += step
+
+
+@cuda.jit(cache=True)
+def max_pool_backward_planes_kernel(planes, L, HW, g, go, ind, io, gin, gio):  # pragma: no cover - compiled
+    """The deterministic form: one thread per (n, c) plane adds its L gradients in order."""
+    p = cuda.grid(1)
+    step = cuda.gridsize(1)
+    while p < planes:
+        for j in range(L):
+            i = p * L + j
+            gin[gio + p * HW + ind[io + i]] += g[go + i]
+        p += step
 
 
 @cuda.jit(cache=True)
@@ -169,7 +181,6 @@ def max_pool2d(x: Any, k: tuple, s: tuple, p: tuple, d: tuple, out: Any, ind: An
 
 
 def max_pool2d_backward(gout: Any, ind: Any, gin: Any) -> None:
-    alert_not_deterministic("max_pool2d_with_indices_backward_cuda")  # float atomics: ties add in any order
     total = gin.numel()
     if total == 0:
         return
@@ -177,7 +188,12 @@ def max_pool2d_backward(gout: Any, ind: Any, gin: Any) -> None:
     n = gout.numel()
     if n:
         L = gout._size[2] * gout._size[3]
-        driver.launch(max_pool_backward_kernel, n, n, L, gin._size[2] * gin._size[3], *_d(gout), *_d(ind), *_d(gin))
+        HW = gin._size[2] * gin._size[3]
+        if deterministic():  # atomics add overlapping windows' gradients in any order
+            planes = n // L
+            driver.launch(max_pool_backward_planes_kernel, planes, planes, L, HW, *_d(gout), *_d(ind), *_d(gin))
+        else:
+            driver.launch(max_pool_backward_kernel, n, n, L, HW, *_d(gout), *_d(ind), *_d(gin))
 
 
 def _avg(kern: Any, img: Any, pooled: Any, src: Any, k: tuple, s: tuple, p: tuple, include_pad: bool, divisor: int,
