@@ -5,7 +5,9 @@ asarray and frombuffer, against torch (recorded) and with the sharing checked th
 from __future__ import annotations
 
 import array
+import copy
 import multiprocessing
+import pickle
 import warnings
 
 import numpy as np
@@ -17,7 +19,7 @@ from _torch_oracle import oracle_torch, type_name
 
 def outcome(mod, src: str):
     """What running `src` (statements; the last line an expression) with `torch` bound to `mod` gives."""
-    env = {"torch": mod, "np": np, "array": array}
+    env = {"torch": mod, "np": np, "array": array, "pickle": pickle, "copy": copy}
     *stmts, last = src.split("; ")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -34,7 +36,7 @@ def outcome(mod, src: str):
         vals = r.detach().numpy() if mod.__name__ == "torch" else r.numpy()
         return (dt, tuple(r.shape), tuple(r.stride()), r.storage_offset(), np.array(vals, copy=True))
     if isinstance(r, (tuple, list)):
-        return tuple(r)
+        return tuple(v.replace("jtorch", "torch") if isinstance(v, str) else v for v in r)
     if isinstance(r, (int, float, bool)):
         return r
     return str(r).replace("jtorch", "torch")
@@ -102,6 +104,10 @@ STORAGE_CASES = [
     "torch.ones(3, device='meta').untyped_storage().data_ptr()", "torch.ones(3, device='meta').untyped_storage()[0]",
     "torch.ones(3, device='meta').storage().tolist()",
     "(torch.FloatStorage(2).is_cuda, torch.UntypedStorage(2).is_cuda, torch.UntypedStorage(2).element_size())",
+    # pickled and deep-copied by value
+    "s = pickle.loads(pickle.dumps(torch.FloatStorage([1, 2]))); (torch.typename(s), s.tolist(), str(s.dtype))",
+    "u = torch.tensor([1, 2], dtype=torch.uint8).untyped_storage(); c = copy.deepcopy(u); c[0] = 9; "
+    "(u.tolist(), c.tolist(), torch.typename(c))",
 ]
 
 

@@ -47,6 +47,11 @@ LEGACY_STORAGES = legacy_storage_classes()  # FloatStorage, ... by name
 _STORAGE_BY_DTYPE = {cls._legacy_dtype: cls for cls in LEGACY_STORAGES.values()}  # type: ignore[attr-defined]
 
 
+def _cpp_name(d: _dt.dtype) -> str:
+    """The C++ type name torch's set_ messages print (c10::BFloat16 for a dtype the table lacks)."""
+    return TYPE_META_NAME.get(d) or f"c10::{SCALAR_TYPE_NAME[d]}"
+
+
 # ---- storage(), storage_type() -------------------------------------------------------------------------
 def storage(self: Tensor) -> TypedStorage:
     """`t.storage()`: a TypedStorage of t's dtype over t's UntypedStorage (deprecated in torch, with
@@ -159,7 +164,7 @@ def _check_set_allowed(self: Tensor) -> None:
 def _set_storage(self: Tensor, src: Any, offset: int, size: tuple[int, ...], stride: tuple[int, ...] | None) -> Tensor:
     if isinstance(src, TypedStorage):
         if src.dtype is not self.dtype:
-            raise RuntimeError(f"Expected a Storage of type {TYPE_META_NAME[self.dtype]} or an UntypedStorage, "
+            raise RuntimeError(f"Expected a Storage of type {_cpp_name(self.dtype)} or an UntypedStorage, "
                                f"but got type {SCALAR_TYPE_NAME[src.dtype]} for argument 1 'storage'")
         src = src._untyped_storage
     if src.device != self._device:
@@ -196,8 +201,8 @@ def set_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if isinstance(src, Tensor):
         if len(bound) == 1:
             if src.dtype is not self.dtype:
-                raise RuntimeError(f"Could not set tensor of type {TYPE_META_NAME[src.dtype]} to a tensor of type "
-                                   f"{TYPE_META_NAME[self.dtype]}")
+                raise RuntimeError(f"Could not set tensor of type {_cpp_name(src.dtype)} to a tensor of type "
+                                   f"{_cpp_name(self.dtype)}")
             if src._device != self._device:
                 raise RuntimeError(f'Attempted to set the storage of a tensor on device "{self._device}" to a storage '
                                    f'on different device "{src._device}".  This is no longer allowed; the devices '
@@ -208,8 +213,8 @@ def set_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             self._bump_version()
             return self
         if src.dtype is not self.dtype:
-            raise RuntimeError(f"Could not set tensor of type {TYPE_META_NAME[src.dtype]} to a tensor of type "
-                               f"{TYPE_META_NAME[self.dtype]}")
+            raise RuntimeError(f"Could not set tensor of type {_cpp_name(src.dtype)} to a tensor of type "
+                               f"{_cpp_name(self.dtype)}")
         storage_src: Any = src.untyped_storage()
     elif isinstance(src, (UntypedStorage, TypedStorage)):
         storage_src = src
