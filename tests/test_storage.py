@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jtorch
 from _torch_oracle import oracle_torch, type_name
@@ -188,7 +190,8 @@ BUFFER_CASES = [
     "a = np.arange(3.); t = torch.asarray(a); a[0] = 7.0; t",
     "a = np.arange(3.); t = torch.asarray(a, copy=True); a[0] = 7.0; t",
     "a = np.arange(3.); t = torch.asarray(a, dtype=torch.float64); a[0] = 7.0; t",
-    "torch.asarray(np.arange(3.), dtype=torch.float32)", "torch.asarray(np.arange(3.), dtype=torch.float32, copy=False)",
+    "torch.asarray(np.arange(3.), dtype=torch.float32)",
+    "torch.asarray(np.arange(3.), dtype=torch.float32, copy=False)",
     "torch.asarray(3)", "torch.asarray(np.float32(3))", "torch.asarray(np.float64(2.), copy=False)",
     "torch.asarray(bytearray(b'ab'))", "torch.asarray(bytearray(b'ab'), dtype=torch.uint8)",
     "b = bytearray(b'ab'); t = torch.asarray(b, dtype=torch.uint8); b[0] = 0; t",
@@ -303,3 +306,37 @@ def test_as_subclass_keeps_memory_and_history():
     assert type(leaf.as_subclass(Sub)) is Sub and leaf.as_subclass(Sub).requires_grad
     with pytest.raises(TypeError, match="^Creating a Tensor subclass from a class that does not inherit from Tensor"):
         x.as_subclass(int)
+
+
+# ---- geometry against NumPy -----------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from([jtorch.float32, jtorch.int64, jtorch.uint8, jtorch.float64]))
+def test_set_views_the_storage_as_numpy_as_strided(data, dtype):
+    n = data.draw(st.integers(1, 40))
+    ndim = data.draw(st.integers(0, 3))
+    size = tuple(data.draw(st.lists(st.integers(0, 4), min_size=ndim, max_size=ndim)))
+    stride = tuple(data.draw(st.lists(st.integers(0, 5), min_size=ndim, max_size=ndim)))
+    offset = data.draw(st.integers(0, n - 1))
+    src = jtorch.arange(n).to(dtype)
+    t = jtorch.empty(0, dtype=dtype).set_(src.untyped_storage(), offset, size, stride)
+    assert t.shape == size and t.stride() == stride and t.storage_offset() == offset
+    extent = 1 + sum((s - 1) * d for s, d in zip(size, stride)) if all(size) else 0
+    if extent and offset + extent <= n:  # inside the source: the same elements NumPy's view reads
+        want = np.lib.stride_tricks.as_strided(src.numpy()[offset:], size, [d * src.element_size() for d in stride])
+        np.testing.assert_array_equal(t.numpy(), want)
+        assert t.untyped_storage() is src.untyped_storage()
+    else:  # beyond it, set_ grew the storage every tensor over it sees
+        assert src.untyped_storage().nbytes() >= (offset + extent) * src.element_size()
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(0, 20), size=st.lists(st.integers(0, 5), max_size=3))
+def test_resize_keeps_the_elements_in_order(n, size):
+    t = jtorch.arange(n, dtype=jtorch.float64)
+    before = t.numpy().copy()
+    t.resize_(size)
+    assert t.shape == tuple(size) and t.is_contiguous()
+    m = min(n, int(np.prod(size)))
+    np.testing.assert_array_equal(t.reshape(-1).numpy()[:m], before[:m])
