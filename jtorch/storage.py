@@ -473,6 +473,8 @@ class UntypedStorage(StorageBase):
         return self._impl.device.type == "cuda" or shared_map(self._impl) is not None
 
     def share_memory_(self) -> UntypedStorage:
+        if self.device.type not in ("cpu", "cuda"):  # torch's CPU strategy names its file-descriptor call
+            raise RuntimeError("_share_fd_: only available on CPU")
         share_memory_(self._impl)
         return self
 

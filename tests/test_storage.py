@@ -165,6 +165,7 @@ TENSOR_CASES = [
     "t.storage().is_shared())",
     "t = torch.arange(4.); v = t[1:]; t.share_memory_(); (v.is_shared(), v.tolist())",
     "u = torch.UntypedStorage(2); s = u.is_shared(); u.share_memory_()[0] = 5; (s, u[0], u.is_shared())",
+    "torch.empty(2, device='meta').share_memory_()",
 ]
 
 

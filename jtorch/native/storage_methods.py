@@ -25,7 +25,6 @@ from ..storage import (
     UntypedStorage,
     legacy_storage_classes,
     pinned_storage,
-    share_memory_,
     shared_array,
     shared_map,
     typed_impl,
@@ -253,9 +252,7 @@ def is_set_to_kernel(self: Tensor, tensor: Tensor) -> bool:
 def share_memory_method(self: Tensor) -> Tensor:
     """`t.share_memory_()`: move the storage to shared memory (a no-op for CUDA, and when already shared);
     a child process then sees the same memory."""
-    if self._device.type == "meta":
-        raise RuntimeError("Not available for 'meta' device type")
-    share_memory_(self._storage)
+    self.untyped_storage().share_memory_()
     return self
 
 
