@@ -140,7 +140,10 @@ TENSOR_CASES = [
     "torch.arange(6.)[1:].resize_(3)", "torch.from_numpy(np.arange(6.)).resize_(30)",
     "torch.arange(6.).resize_(1, 2, 1, 3, memory_format=torch.channels_last).stride()",
     "torch.arange(6.).resize_as_(torch.ones(3, 2))", "torch.resize_as_(torch.arange(6.), torch.ones(2))",
-    "torch.arange(6.).resize(2, 3)", "torch.arange(6.).resize_as(torch.ones(3, 2))",
+    "torch.arange(6.).resize(2, 3)", "torch.arange(6.).resize_as(torch.ones(3, 2))", "torch.arange(6.).resize(2, 2)",
+    "torch.arange(6.).resize_as(torch.ones(4))", "torch.arange(6.).resize((3, 2))",
+    "torch.arange(6., requires_grad=True).resize(3, 2).grad_fn.name()",
+    "x = torch.arange(6., requires_grad=True); x.resize(3, 2).t().sum().backward(); x.grad",
     "t = torch.arange(6.); t.resize_(2, 2); t.untyped_storage().nbytes()",
     # properties
     "t = torch.arange(6.); (t.nbytes, t[1:].nbytes, t[::2].nbytes, t.itemsize, torch.ones(3, 4).t().nbytes)",

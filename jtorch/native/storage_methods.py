@@ -9,7 +9,9 @@ parses torch's five overloads itself.
 """
 from __future__ import annotations
 
+import functools
 import multiprocessing.reduction
+import operator
 from typing import Any
 
 import numpy as np
@@ -111,35 +113,50 @@ def resize_as_kernel(self: Tensor, the_template: Tensor, *, memory_format: Any =
     return resize_kernel(self, the_template._size, memory_format=memory_format)
 
 
-def _resize_out_of_place(self: Tensor, sizes: tuple) -> Tensor:
-    """torch.autograd._functions.Resize.apply: a resized copy (contiguous view when numel matches)."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
-    if self.numel() == _numel(sizes):
-        return self.contiguous().view(sizes)
-    out = self.detach().clone()
-    return resize_kernel(out, sizes)
+class Resize:
+    """torch.autograd._functions.Resize: the out-of-place `resize` is a reshape that keeps the number of
+    elements (its node is ResizeBackward: a jtorch.autograd.Function, made on first use)."""
 
+    fn: Any = None
 
-def _numel(sizes: tuple) -> int:
-    n = 1
-    for s in sizes:
-        n *= int(s)
-    return n
+    @classmethod
+    def apply(cls, tensor: Tensor, sizes: tuple) -> Tensor:
+        if cls.fn is None:
+            from ..autograd.function import Function
+
+            class Resize(Function):
+                @staticmethod
+                def forward(ctx: Any, t: Tensor, shape: tuple) -> Tensor:
+                    numel = functools.reduce(operator.mul, shape, 1)
+                    if t.numel() != numel:
+                        raise RuntimeError(
+                            f"requested resize to {'x'.join(map(str, shape))} ({numel} elements in total), but the "
+                            f"given tensor has a size of {'x'.join(map(str, t.size()))} ({t.numel()} elements). "
+                            "autograd's resize can only change the shape of a given tensor, while preserving the "
+                            "number of elements. ")
+                    ctx.input_sizes = t.size()
+                    return t.new(t).contiguous().view(*shape)
+
+                @staticmethod
+                def backward(ctx: Any, grad_output: Tensor) -> tuple:
+                    return grad_output.contiguous().view(ctx.input_sizes), None
+
+            cls.fn = Resize
+        return cls.fn.apply(tensor, sizes)
 
 
 def resize_method(self: Tensor, *sizes: Any) -> Tensor:
     import warnings
 
     warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
-    return _resize_out_of_place(self, sizes)
+    return Resize.apply(self, sizes)
 
 
 def resize_as_method(self: Tensor, tensor: Tensor) -> Tensor:
     import warnings
 
     warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
-    return _resize_out_of_place(self, tuple(tensor._size))
+    return Resize.apply(self, tensor.size())
 
 
 # ---- set_ -----------------------------------------------------------------------------------------------
