@@ -154,7 +154,8 @@ TENSOR_CASES = [
     "torch.is_inference(torch.ones(2))", "torch.get_device(3)",
     "(torch.ones(2).get_device(), torch.get_device(torch.ones(2)), torch.ones(2, device='meta').get_device())",
     "torch.arange(6.).type_as(torch.ones(1, dtype=torch.int32))", "torch.arange(6.).type_as(3)",
-    "torch.ones(2).name", "torch.ones(2).is_pinned()", "torch.ones(2).pin_memory()",
+    "torch.ones(2).name", "torch.ones(2).is_pinned()", "torch.ones(2).pin_memory()", "torch.ones(2).is_pinned('cpu')",
+    "torch.ones(2).pin_memory('cpu')", "torch.ones(2, device='meta').pin_memory()",
     # apply_ / map_
     "torch.arange(6.).apply_(lambda x: x * 2)", "torch.arange(3).apply_(lambda x: x * 1.7)",
     "torch.arange(6).reshape(2, 3).t().apply_(lambda x: x * 2)", "torch.arange(6.).apply_(lambda x: 'a')",

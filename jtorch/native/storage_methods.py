@@ -35,6 +35,7 @@ from ..tensor import Tensor
 from ..tls import is_grad_enabled
 from .factories import check_size_nonnegative
 from .registry import declare
+from .views import legacy_type_name
 
 resize_ = declare("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)",
                   variants="method")
@@ -313,17 +314,17 @@ def _accelerator_available() -> bool:
 
 @is_pinned.impl("CompositeExplicitAutograd")
 def is_pinned_kernel(self: Tensor, device: Any = None) -> bool:
-    if device is not None and as_device(device).type == "cpu":
-        raise RuntimeError(f"Expected accelerator device type, but got device type: {as_device(device)}")
     return bool(getattr(self._storage, "pinned", False))
 
 
 @pin_memory.impl("CompositeExplicitAutograd")
 def pin_memory_kernel(self: Tensor, device: Any = None) -> Tensor:
+    if device is not None and as_device(device).type == "cpu":
+        raise RuntimeError("CPU device type not an accelerator.")
+    if self._device.type != "cpu":
+        raise RuntimeError(f"cannot pin '{legacy_type_name(self)}' only dense CPU tensors can be pinned")
     if not _accelerator_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
-    if self._device.type != "cpu":
-        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
     if getattr(self._storage, "pinned", False):
         return self
     values = np.ascontiguousarray(by_device_type["cpu"].numpy_view(self)).reshape(-1)
