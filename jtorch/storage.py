@@ -496,6 +496,8 @@ class UntypedStorage(StorageBase):
         return self._impl.device.type == "cuda" or shared_map(self._impl) is not None
 
     def share_memory_(self) -> UntypedStorage:
+        if self.device.type not in ("cpu", "cuda"):  # torch's CPU strategy names its file-descriptor call
+            raise RuntimeError("_share_fd_: only available on CPU")
         share_memory_(self._impl)
         return self
 
@@ -504,6 +506,15 @@ class UntypedStorage(StorageBase):
 
     def _info(self) -> str:
         return f"[jtorch.storage.UntypedStorage(device={self.device}) of size {len(self)}]"
+
+    def __reduce__(self) -> tuple:
+        """Pickled (and deep-copied) by value: its bytes and device."""
+        return (_rebuild_storage, (self._host_bytes(), str(self.device), None))
+
+    def _host_bytes(self) -> bytes | None:
+        if self.device.type == "meta":
+            return None
+        return self._bytes().copy_to_host(0, len(self)).tobytes()
 
 
 _warned_typed_storage = False
@@ -706,6 +717,23 @@ class TypedStorage(_StorageBase):
     def _info(self) -> str:
         return (f"[jtorch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) "
                 f"of size {len(self)}]")
+
+    def __reduce__(self) -> tuple:
+        return (_rebuild_storage, (self._untyped_storage._host_bytes(), str(self.device), self.dtype.name,
+                                   self.nbytes()))
+
+
+def _rebuild_storage(data: bytes | None, device_str: str, dtype_name: str | None, nbytes: int = 0) -> Any:
+    """Unpickle a storage: an UntypedStorage of these bytes, or a TypedStorage (dtype_name) over one."""
+    from .device import device as _device
+
+    dev = _device(device_str)
+    n = len(data) if data is not None else nbytes
+    impl = new_storage(n, _dt_module().uint8, dev)
+    if data:
+        impl.copy_from_host(0, np.frombuffer(data, np.uint8))
+    u = UntypedStorage._wrap(impl)
+    return u if dtype_name is None else TypedStorage._wrap(u, getattr(_dt_module(), dtype_name))
 
 
 def _legacy_name(dtype: Any) -> str:

@@ -5,11 +5,15 @@ asarray and frombuffer, against torch (recorded) and with the sharing checked th
 from __future__ import annotations
 
 import array
+import copy
 import multiprocessing
+import pickle
 import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jtorch
 from _torch_oracle import oracle_torch, type_name
@@ -17,7 +21,7 @@ from _torch_oracle import oracle_torch, type_name
 
 def outcome(mod, src: str):
     """What running `src` (statements; the last line an expression) with `torch` bound to `mod` gives."""
-    env = {"torch": mod, "np": np, "array": array}
+    env = {"torch": mod, "np": np, "array": array, "pickle": pickle, "copy": copy}
     *stmts, last = src.split("; ")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -34,7 +38,7 @@ def outcome(mod, src: str):
         vals = r.detach().numpy() if mod.__name__ == "torch" else r.numpy()
         return (dt, tuple(r.shape), tuple(r.stride()), r.storage_offset(), np.array(vals, copy=True))
     if isinstance(r, (tuple, list)):
-        return tuple(r)
+        return tuple(v.replace("jtorch", "torch") if isinstance(v, str) else v for v in r)
     if isinstance(r, (int, float, bool)):
         return r
     return str(r).replace("jtorch", "torch")
@@ -102,6 +106,10 @@ STORAGE_CASES = [
     "torch.ones(3, device='meta').untyped_storage().data_ptr()", "torch.ones(3, device='meta').untyped_storage()[0]",
     "torch.ones(3, device='meta').storage().tolist()",
     "(torch.FloatStorage(2).is_cuda, torch.UntypedStorage(2).is_cuda, torch.UntypedStorage(2).element_size())",
+    # pickled and deep-copied by value
+    "s = pickle.loads(pickle.dumps(torch.FloatStorage([1, 2]))); (torch.typename(s), s.tolist(), str(s.dtype))",
+    "u = torch.tensor([1, 2], dtype=torch.uint8).untyped_storage(); c = copy.deepcopy(u); c[0] = 9; "
+    "(u.tolist(), c.tolist(), torch.typename(c))",
 ]
 
 
@@ -132,7 +140,10 @@ TENSOR_CASES = [
     "torch.arange(6.)[1:].resize_(3)", "torch.from_numpy(np.arange(6.)).resize_(30)",
     "torch.arange(6.).resize_(1, 2, 1, 3, memory_format=torch.channels_last).stride()",
     "torch.arange(6.).resize_as_(torch.ones(3, 2))", "torch.resize_as_(torch.arange(6.), torch.ones(2))",
-    "torch.arange(6.).resize(2, 3)", "torch.arange(6.).resize_as(torch.ones(3, 2))",
+    "torch.arange(6.).resize(2, 3)", "torch.arange(6.).resize_as(torch.ones(3, 2))", "torch.arange(6.).resize(2, 2)",
+    "torch.arange(6.).resize_as(torch.ones(4))", "torch.arange(6.).resize((3, 2))",
+    "torch.arange(6., requires_grad=True).resize(3, 2).grad_fn.name()",
+    "x = torch.arange(6., requires_grad=True); x.resize(3, 2).t().sum().backward(); x.grad",
     "t = torch.arange(6.); t.resize_(2, 2); t.untyped_storage().nbytes()",
     # properties
     "t = torch.arange(6.); (t.nbytes, t[1:].nbytes, t[::2].nbytes, t.itemsize, torch.ones(3, 4).t().nbytes)",
@@ -143,7 +154,8 @@ TENSOR_CASES = [
     "torch.is_inference(torch.ones(2))", "torch.get_device(3)",
     "(torch.ones(2).get_device(), torch.get_device(torch.ones(2)), torch.ones(2, device='meta').get_device())",
     "torch.arange(6.).type_as(torch.ones(1, dtype=torch.int32))", "torch.arange(6.).type_as(3)",
-    "torch.ones(2).name", "torch.ones(2).is_pinned()", "torch.ones(2).pin_memory()",
+    "torch.ones(2).name", "torch.ones(2).is_pinned()", "torch.ones(2).pin_memory()", "torch.ones(2).is_pinned('cpu')",
+    "torch.ones(2).pin_memory('cpu')", "torch.ones(2, device='meta').pin_memory()",
     # apply_ / map_
     "torch.arange(6.).apply_(lambda x: x * 2)", "torch.arange(3).apply_(lambda x: x * 1.7)",
     "torch.arange(6).reshape(2, 3).t().apply_(lambda x: x * 2)", "torch.arange(6.).apply_(lambda x: 'a')",
@@ -157,6 +169,7 @@ TENSOR_CASES = [
     "t.storage().is_shared())",
     "t = torch.arange(4.); v = t[1:]; t.share_memory_(); (v.is_shared(), v.tolist())",
     "u = torch.UntypedStorage(2); s = u.is_shared(); u.share_memory_()[0] = 5; (s, u[0], u.is_shared())",
+    "torch.empty(2, device='meta').share_memory_()",
 ]
 
 
@@ -174,19 +187,20 @@ BUFFER_CASES = [
     "torch.frombuffer(bytearray(8), dtype=torch.int32, count=3)",
     "torch.frombuffer(bytearray(8), dtype=torch.int32, count=0)", "torch.frombuffer(bytearray(0), dtype=torch.int32)",
     "torch.frombuffer([1, 2], dtype=torch.uint8)", "torch.frombuffer(array.array('i', [1, 2, 3]), dtype=torch.int32)",
-    "b = bytearray(4); t = torch.frombuffer(b, dtype=torch.uint8); t[0] = 9; list(b)",
+    "b = bytearray(4); t = torch.frombuffer(b, dtype=torch.uint8); b[0] = 9; t",
     "torch.asarray([1, 2.5])", "t = torch.ones(2); torch.asarray(t)[0] = 5.0; t",
     "torch.asarray(torch.ones(2), dtype=torch.float64)",
     "t = torch.ones(2); torch.asarray(t, copy=True)[0] = 5.0; t",
     "torch.asarray(torch.ones(2), dtype=torch.int64, copy=False)",
-    "a = np.arange(3.); torch.asarray(a)[0] = 7.0; a.tolist()",
-    "a = np.arange(3.); torch.asarray(a, copy=True)[0] = 7.0; a.tolist()",
-    "a = np.arange(3.); torch.asarray(a, dtype=torch.float64)[0] = 7.0; a.tolist()",
-    "torch.asarray(np.arange(3.), dtype=torch.float32)", "torch.asarray(np.arange(3.), dtype=torch.float32, copy=False)",
+    "a = np.arange(3.); t = torch.asarray(a); a[0] = 7.0; t",
+    "a = np.arange(3.); t = torch.asarray(a, copy=True); a[0] = 7.0; t",
+    "a = np.arange(3.); t = torch.asarray(a, dtype=torch.float64); a[0] = 7.0; t",
+    "torch.asarray(np.arange(3.), dtype=torch.float32)",
+    "torch.asarray(np.arange(3.), dtype=torch.float32, copy=False)",
     "torch.asarray(3)", "torch.asarray(np.float32(3))", "torch.asarray(np.float64(2.), copy=False)",
     "torch.asarray(bytearray(b'ab'))", "torch.asarray(bytearray(b'ab'), dtype=torch.uint8)",
-    "b = bytearray(b'ab'); t = torch.asarray(b, dtype=torch.uint8); t[0] = 0; list(b)",
-    "b = bytearray(b'ab'); t = torch.asarray(b, dtype=torch.uint8, copy=True); t[0] = 0; list(b)",
+    "b = bytearray(b'ab'); t = torch.asarray(b, dtype=torch.uint8); b[0] = 0; t",
+    "b = bytearray(b'ab'); t = torch.asarray(b, dtype=torch.uint8, copy=True); b[0] = 0; t",
     "torch.asarray([1., 2.], requires_grad=True).requires_grad", "torch.asarray([1, 2], requires_grad=True)",
     "x = torch.ones(2); y = torch.asarray(x, requires_grad=True); (y._version, x.requires_grad)",
     "x = torch.ones(2, requires_grad=True); y = torch.asarray(x, requires_grad=False); (y.requires_grad, "
@@ -297,3 +311,37 @@ def test_as_subclass_keeps_memory_and_history():
     assert type(leaf.as_subclass(Sub)) is Sub and leaf.as_subclass(Sub).requires_grad
     with pytest.raises(TypeError, match="^Creating a Tensor subclass from a class that does not inherit from Tensor"):
         x.as_subclass(int)
+
+
+# ---- geometry against NumPy -----------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from([jtorch.float32, jtorch.int64, jtorch.uint8, jtorch.float64]))
+def test_set_views_the_storage_as_numpy_as_strided(data, dtype):
+    n = data.draw(st.integers(1, 40))
+    ndim = data.draw(st.integers(0, 3))
+    size = tuple(data.draw(st.lists(st.integers(0, 4), min_size=ndim, max_size=ndim)))
+    stride = tuple(data.draw(st.lists(st.integers(0, 5), min_size=ndim, max_size=ndim)))
+    offset = data.draw(st.integers(0, n - 1))
+    src = jtorch.arange(n).to(dtype)
+    t = jtorch.empty(0, dtype=dtype).set_(src.untyped_storage(), offset, size, stride)
+    assert t.shape == size and t.stride() == stride and t.storage_offset() == offset
+    extent = 1 + sum((s - 1) * d for s, d in zip(size, stride)) if all(size) else 0
+    if extent and offset + extent <= n:  # inside the source: the same elements NumPy's view reads
+        want = np.lib.stride_tricks.as_strided(src.numpy()[offset:], size, [d * src.element_size() for d in stride])
+        np.testing.assert_array_equal(t.numpy(), want)
+        assert t.untyped_storage() is src.untyped_storage()
+    else:  # beyond it, set_ grew the storage every tensor over it sees
+        assert src.untyped_storage().nbytes() >= (offset + extent) * src.element_size()
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(0, 20), size=st.lists(st.integers(0, 5), max_size=3))
+def test_resize_keeps_the_elements_in_order(n, size):
+    t = jtorch.arange(n, dtype=jtorch.float64)
+    before = t.numpy().copy()
+    t.resize_(size)
+    assert t.shape == tuple(size) and t.is_contiguous()
+    m = min(n, int(np.prod(size)))
+    np.testing.assert_array_equal(t.reshape(-1).numpy()[:m], before[:m])

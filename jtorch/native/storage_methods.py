@@ -9,7 +9,9 @@ parses torch's five overloads itself.
 """
 from __future__ import annotations
 
+import functools
 import multiprocessing.reduction
+import operator
 from typing import Any
 
 import numpy as np
@@ -25,7 +27,6 @@ from ..storage import (
     UntypedStorage,
     legacy_storage_classes,
     pinned_storage,
-    share_memory_,
     shared_array,
     shared_map,
     typed_impl,
@@ -34,6 +35,7 @@ from ..tensor import Tensor
 from ..tls import is_grad_enabled
 from .factories import check_size_nonnegative
 from .registry import declare
+from .views import legacy_type_name
 
 resize_ = declare("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)",
                   variants="method")
@@ -45,6 +47,11 @@ pin_memory = declare("pin_memory(Tensor(a) self, Device? device=None) -> Tensor(
 
 LEGACY_STORAGES = legacy_storage_classes()  # FloatStorage, ... by name
 _STORAGE_BY_DTYPE = {cls._legacy_dtype: cls for cls in LEGACY_STORAGES.values()}  # type: ignore[attr-defined]
+
+
+def _cpp_name(d: _dt.dtype) -> str:
+    """The C++ type name torch's set_ messages print (c10::BFloat16 for a dtype the table lacks)."""
+    return TYPE_META_NAME.get(d) or f"c10::{SCALAR_TYPE_NAME[d]}"
 
 
 # ---- storage(), storage_type() -------------------------------------------------------------------------
@@ -107,35 +114,50 @@ def resize_as_kernel(self: Tensor, the_template: Tensor, *, memory_format: Any =
     return resize_kernel(self, the_template._size, memory_format=memory_format)
 
 
-def _resize_out_of_place(self: Tensor, sizes: tuple) -> Tensor:
-    """torch.autograd._functions.Resize.apply: a resized copy (contiguous view when numel matches)."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
-    if self.numel() == _numel(sizes):
-        return self.contiguous().view(sizes)
-    out = self.detach().clone()
-    return resize_kernel(out, sizes)
+class Resize:
+    """torch.autograd._functions.Resize: the out-of-place `resize` is a reshape that keeps the number of
+    elements (its node is ResizeBackward: a jtorch.autograd.Function, made on first use)."""
 
+    fn: Any = None
 
-def _numel(sizes: tuple) -> int:
-    n = 1
-    for s in sizes:
-        n *= int(s)
-    return n
+    @classmethod
+    def apply(cls, tensor: Tensor, sizes: tuple) -> Tensor:
+        if cls.fn is None:
+            from ..autograd.function import Function
+
+            class Resize(Function):
+                @staticmethod
+                def forward(ctx: Any, t: Tensor, shape: tuple) -> Tensor:
+                    numel = functools.reduce(operator.mul, shape, 1)
+                    if t.numel() != numel:
+                        raise RuntimeError(
+                            f"requested resize to {'x'.join(map(str, shape))} ({numel} elements in total), but the "
+                            f"given tensor has a size of {'x'.join(map(str, t.size()))} ({t.numel()} elements). "
+                            "autograd's resize can only change the shape of a given tensor, while preserving the "
+                            "number of elements. ")
+                    ctx.input_sizes = t.size()
+                    return t.new(t).contiguous().view(*shape)
+
+                @staticmethod
+                def backward(ctx: Any, grad_output: Tensor) -> tuple:
+                    return grad_output.contiguous().view(ctx.input_sizes), None
+
+            cls.fn = Resize
+        return cls.fn.apply(tensor, sizes)
 
 
 def resize_method(self: Tensor, *sizes: Any) -> Tensor:
     import warnings
 
     warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
-    return _resize_out_of_place(self, sizes)
+    return Resize.apply(self, sizes)
 
 
 def resize_as_method(self: Tensor, tensor: Tensor) -> Tensor:
     import warnings
 
     warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
-    return _resize_out_of_place(self, tuple(tensor._size))
+    return Resize.apply(self, tensor.size())
 
 
 # ---- set_ -----------------------------------------------------------------------------------------------
@@ -159,7 +181,7 @@ def _check_set_allowed(self: Tensor) -> None:
 def _set_storage(self: Tensor, src: Any, offset: int, size: tuple[int, ...], stride: tuple[int, ...] | None) -> Tensor:
     if isinstance(src, TypedStorage):
         if src.dtype is not self.dtype:
-            raise RuntimeError(f"Expected a Storage of type {TYPE_META_NAME[self.dtype]} or an UntypedStorage, "
+            raise RuntimeError(f"Expected a Storage of type {_cpp_name(self.dtype)} or an UntypedStorage, "
                                f"but got type {SCALAR_TYPE_NAME[src.dtype]} for argument 1 'storage'")
         src = src._untyped_storage
     if src.device != self._device:
@@ -196,8 +218,8 @@ def set_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if isinstance(src, Tensor):
         if len(bound) == 1:
             if src.dtype is not self.dtype:
-                raise RuntimeError(f"Could not set tensor of type {TYPE_META_NAME[src.dtype]} to a tensor of type "
-                                   f"{TYPE_META_NAME[self.dtype]}")
+                raise RuntimeError(f"Could not set tensor of type {_cpp_name(src.dtype)} to a tensor of type "
+                                   f"{_cpp_name(self.dtype)}")
             if src._device != self._device:
                 raise RuntimeError(f'Attempted to set the storage of a tensor on device "{self._device}" to a storage '
                                    f'on different device "{src._device}".  This is no longer allowed; the devices '
@@ -208,8 +230,8 @@ def set_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             self._bump_version()
             return self
         if src.dtype is not self.dtype:
-            raise RuntimeError(f"Could not set tensor of type {TYPE_META_NAME[src.dtype]} to a tensor of type "
-                               f"{TYPE_META_NAME[self.dtype]}")
+            raise RuntimeError(f"Could not set tensor of type {_cpp_name(src.dtype)} to a tensor of type "
+                               f"{_cpp_name(self.dtype)}")
         storage_src: Any = src.untyped_storage()
     elif isinstance(src, (UntypedStorage, TypedStorage)):
         storage_src = src
@@ -248,9 +270,7 @@ def is_set_to_kernel(self: Tensor, tensor: Tensor) -> bool:
 def share_memory_method(self: Tensor) -> Tensor:
     """`t.share_memory_()`: move the storage to shared memory (a no-op for CUDA, and when already shared);
     a child process then sees the same memory."""
-    if self._device.type == "meta":
-        raise RuntimeError("Not available for 'meta' device type")
-    share_memory_(self._storage)
+    self.untyped_storage().share_memory_()
     return self
 
 
@@ -294,17 +314,17 @@ def _accelerator_available() -> bool:
 
 @is_pinned.impl("CompositeExplicitAutograd")
 def is_pinned_kernel(self: Tensor, device: Any = None) -> bool:
-    if device is not None and as_device(device).type == "cpu":
-        raise RuntimeError(f"Expected accelerator device type, but got device type: {as_device(device)}")
     return bool(getattr(self._storage, "pinned", False))
 
 
 @pin_memory.impl("CompositeExplicitAutograd")
 def pin_memory_kernel(self: Tensor, device: Any = None) -> Tensor:
+    if device is not None and as_device(device).type == "cpu":
+        raise RuntimeError("CPU device type not an accelerator.")
+    if self._device.type != "cpu":
+        raise RuntimeError(f"cannot pin '{legacy_type_name(self)}' only dense CPU tensors can be pinned")
     if not _accelerator_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
-    if self._device.type != "cpu":
-        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
     if getattr(self._storage, "pinned", False):
         return self
     values = np.ascontiguousarray(by_device_type["cpu"].numpy_view(self)).reshape(-1)
