@@ -171,6 +171,18 @@ def test_every_name_is_reached_from_jtorch() -> None:
     assert jtorch._NN_FUNCTIONS <= set(dir(jtorch))
 
 
+def test_aten_forms_skip_the_python_level_checks_as_torch() -> None:
+    def fn(T: Any) -> list:
+        x = T.tensor(np.linspace(-1, 1, 12).reshape(2, 3, 2))
+        return [T.batch_norm(x[:1, :, 0], None, None, None, None, True, 0.1, 1e-5, False),
+                T.instance_norm(x[:, :, :1], None, None, None, None, True, 0.1, 1e-5, False),
+                T.group_norm(x[:1, :, :1], 3), T.binary_cross_entropy_with_logits(x[0, :, 0], x[:, :, 0].sigmoid())]
+
+    same_as_torch(fn)
+    with pytest.raises(ValueError):
+        F.batch_norm(jtorch.ones(1, 3), None, None, training=True)
+
+
 def test_same_as_nn_functional() -> None:
     x = jtorch.tensor(X)
     w, b = jtorch.linspace(0.5, 1.5, 3, dtype=jtorch.float64), jtorch.linspace(-1, 1, 3, dtype=jtorch.float64)
