@@ -20,7 +20,7 @@ __all__ = ["dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "ins
            "embedding", "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss",
            "margin_ranking_loss", "poisson_nll_loss", "bilinear", "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
-           "triplet_margin_loss", "cosine_embedding_loss"]
+           "triplet_margin_loss", "cosine_embedding_loss", "ctc_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")  # at::Reduction::Reduction
 
@@ -172,3 +172,11 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     from ._ops import ops
 
     return ops.aten.cosine_embedding_loss.default(input1, input2, target, margin, reduction)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    """aten::ctc_loss (its IntList and Tensor overloads: lengths as lists or tensors)."""
+    from .nn.functional._ctc import ctc_loss_impl
+
+    return ctc_loss_impl(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
