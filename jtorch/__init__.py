@@ -111,7 +111,8 @@ _NN_FUNCTIONS = frozenset({
     "dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm", "embedding",
     "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss", "margin_ranking_loss",
     "poisson_nll_loss", "bilinear", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout",
-    "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "triplet_margin_loss", "cosine_embedding_loss"})
+    "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "triplet_margin_loss", "cosine_embedding_loss",
+    "ctc_loss"})
 
 
 def __getattr__(name: str) -> Any:

@@ -5,7 +5,8 @@ cudnn_enabled)`, losses taking the reduction as an int: 0 none, 1 mean, 2 sum). 
 says `int reduction=Mean`, torch's Python binding defaults it to 0 (no reduction): so do these.
 
 Each is the same computation as its `jtorch.nn.functional` function (one home: this module only
-maps the arguments); nn.functional is imported on first call, so `import jtorch` does not load it.
+maps the arguments, and skips the checks torch's nn.functional makes in Python before calling the aten
+operator); nn.functional is imported on first call, so `import jtorch` does not load it.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ __all__ = ["dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "ins
            "embedding", "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss",
            "margin_ranking_loss", "poisson_nll_loss", "bilinear", "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
-           "triplet_margin_loss", "cosine_embedding_loss"]
+           "triplet_margin_loss", "cosine_embedding_loss", "ctc_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")  # at::Reduction::Reduction
 
@@ -49,7 +50,9 @@ def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
 
 def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                running_var: Tensor | None, training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
-    return _F().batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    from .nn.functional._norm import batch_norm_impl
+
+    return batch_norm_impl(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
@@ -59,13 +62,19 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
-    return _F().group_norm(input, num_groups, weight, bias, eps)
+    from .nn.functional._norm import group_norm_impl
+
+    if input.dim() < 2:  # aten's own check (nn.functional makes it before its Python-level one)
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    return group_norm_impl(input, num_groups, weight, bias, eps)
 
 
 def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                   running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
-    return _F().instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+    from .nn.functional._norm import instance_norm_impl
+
+    return instance_norm_impl(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
@@ -99,8 +108,9 @@ def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: boo
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None, reduction: int = 0) -> Tensor:
-    return _F().binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
-                                                 pos_weight=pos_weight)
+    from .nn.functional._loss import binary_cross_entropy_with_logits_impl
+
+    return binary_cross_entropy_with_logits_impl(input, target, weight, _reduction(reduction), pos_weight)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 0) -> Tensor:
@@ -162,3 +172,11 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     from ._ops import ops
 
     return ops.aten.cosine_embedding_loss.default(input1, input2, target, margin, reduction)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    """aten::ctc_loss (its IntList and Tensor overloads: lengths as lists or tensors)."""
+    from .nn.functional._ctc import ctc_loss_impl
+
+    return ctc_loss_impl(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)

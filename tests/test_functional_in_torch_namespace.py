@@ -119,11 +119,32 @@ def test_pdist_gradcheck() -> None:
     lambda T: T.triplet_margin_loss(T.ones(2, 3), T.ones(3), T.ones(2, 3)),
     lambda T: T.nn.functional.triplet_margin_loss(T.ones(2, 3), T.ones(2, 3), T.ones(2, 3), margin=0),
     lambda T: T.feature_dropout(T.ones(3), 0.5, True),
+    lambda T: T.ctc_loss(T.zeros(6, 3, 5), T.ones(3, 2, dtype=T.long), [7, 6, 6], [2, 2, 2]),
+    lambda T: T.nn.functional.ctc_loss(T.zeros(6, 3, 5), T.ones(3, 2, dtype=T.long), [6, 6], [2, 2, 2]),
     lambda T: T.alpha_dropout(T.ones(3), 2.0, True),
     lambda T: T.nn.functional.alpha_dropout(T.ones(3), -1.0),
 ])
 def test_pair_loss_and_dropout_errors(call: Any) -> None:
     same_error_as_torch(call)
+
+
+def test_ctc_loss_against_torch() -> None:
+    logits = np.sin(np.arange(90.0)).reshape(6, 3, 5) * 2
+
+    def fn(T: Any) -> list:
+        x = T.tensor(logits, requires_grad=True)
+        lp = x.log_softmax(2)
+        padded = T.tensor([[1, 2, 2], [3, 1, 0], [4, 4, 4]])
+        outs = [T.nn.functional.ctc_loss(lp, padded, [6, 5, 6], [3, 2, 2], reduction=r) for r in ("none", "mean", "sum")]
+        outs += [T.ctc_loss(lp, padded, [6, 5, 6], [3, 2, 2]), T.ctc_loss(lp, padded, [6, 6, 4], [3, 0, 2], 0, 1),
+                 T.ctc_loss(lp, T.tensor([1, 2, 1, 3, 3, 2]), T.tensor([6, 5, 6]), T.tensor([2, 1, 3]), 4, 2),
+                 T.nn.functional.ctc_loss(lp[:, 0], T.tensor([1, 2]), [6], [2], reduction="none"),
+                 T.nn.functional.ctc_loss(lp[:2], padded, [2, 2, 2], [3, 2, 2], zero_infinity=True,
+                                          reduction="none")]
+        sum((o.sum() * (i + 1) for i, o in enumerate(outs)), T.tensor(0.0, dtype=T.float64)).backward()
+        return outs + [x.grad]
+
+    same_as_torch(fn, rtol=1e-9, atol=1e-9)
 
 
 def test_dropout_variants_against_torch_where_deterministic() -> None:
@@ -169,6 +190,18 @@ def test_every_name_is_reached_from_jtorch() -> None:
     assert set(nn_functions_in_torch.__all__) == jtorch._NN_FUNCTIONS
     assert all(getattr(jtorch, n) is getattr(nn_functions_in_torch, n) for n in nn_functions_in_torch.__all__)
     assert jtorch._NN_FUNCTIONS <= set(dir(jtorch))
+
+
+def test_aten_forms_skip_the_python_level_checks_as_torch() -> None:
+    def fn(T: Any) -> list:
+        x = T.tensor(np.linspace(-1, 1, 12).reshape(2, 3, 2))
+        return [T.batch_norm(x[:1, :, 0], None, None, None, None, True, 0.1, 1e-5, False),
+                T.instance_norm(x[:, :, :1], None, None, None, None, True, 0.1, 1e-5, False),
+                T.group_norm(x[:1, :, :1], 3), T.binary_cross_entropy_with_logits(x[0, :, 0], x[:, :, 0].sigmoid())]
+
+    same_as_torch(fn)
+    with pytest.raises(ValueError):
+        F.batch_norm(jtorch.ones(1, 3), None, None, training=True)
 
 
 def test_same_as_nn_functional() -> None:

@@ -84,6 +84,44 @@ def test_unfold_errors(call: Any) -> None:
 
 
 # ---- *_scatter -----------------------------------------------------------------------------------
+@SETTINGS
+@given(shape=jst.shapes(min_dims=1, max_dims=3, max_side=4), data=st.data())
+def test_slice_and_select_scatter_against_numpy(shape: tuple, data: st.DataObject) -> None:
+    a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    dim = data.draw(st.integers(0, len(shape) - 1))
+    start = data.draw(st.integers(0, shape[dim]))
+    end = data.draw(st.integers(start, shape[dim]))
+    step = data.draw(st.integers(1, 3))
+    idx = [slice(None)] * len(shape)
+    idx[dim] = slice(start, end, step)
+    expected = a.copy()
+    src = -np.arange(expected[tuple(idx)].size, dtype=np.int64).reshape(expected[tuple(idx)].shape) - 1
+    expected[tuple(idx)] = src
+    got = jtorch.slice_scatter(jtorch.from_numpy(a), jtorch.from_numpy(src), dim, start, end, step)
+    np.testing.assert_array_equal(got.numpy(), expected)
+    if shape[dim]:
+        i = data.draw(st.integers(-shape[dim], shape[dim] - 1))
+        neg = np.asarray(-np.take(a, i, axis=dim))
+        expected = a.copy()
+        idx[dim] = i  # type: ignore[call-overload]  # an int index
+        expected[tuple(idx)] = neg
+        got = jtorch.from_numpy(a).select_scatter(jtorch.from_numpy(neg), dim, i)
+        np.testing.assert_array_equal(got.numpy(), expected)
+
+
+@SETTINGS
+@given(n=st.integers(1, 4), m=st.integers(1, 4), offset=st.integers(-4, 4))
+def test_diagonal_scatter_against_numpy(n: int, m: int, offset: int) -> None:
+    a = np.zeros((n, m), dtype=np.float32)
+    d = np.diagonal(a, offset)
+    src = np.arange(1, d.size + 1, dtype=np.float32)
+    expected = a.copy()
+    rows = np.arange(d.size) + max(-offset, 0)
+    expected[rows, rows + offset] = src
+    got = jtorch.diagonal_scatter(jtorch.from_numpy(a), jtorch.from_numpy(src), offset)
+    np.testing.assert_array_equal(got.numpy(), expected)
+
+
 SCATTERS = [
     ("slice_scatter", (2, 3, 4), (2, 1, 4), (1, 1, 3, 2)),
     ("slice_scatter", (2, 3, 4), (2, 3, 2), (-1, None, None, 2)),

@@ -90,6 +90,10 @@ def test_shape_composites_against_torch() -> None:
     lambda T: T.addbmm(T.zeros(2, 3), T.zeros(4, 2, 5), T.zeros(4, 6, 3)),
     lambda T: T.zeros(2, 2).addbmm_(T.zeros(4, 2, 5), T.zeros(4, 5, 3)),
     lambda T: T.renorm(T.zeros(3), 2, 0, 1),
+    lambda T: T.renorm(T.ones(2, 3, dtype=T.long), 2, 0, 1),
+    lambda T: T.zeros(1, 3).addr_(T.zeros(2), T.zeros(3)),
+    lambda T: T.zeros(2, 3).addr_(T.zeros(2, 1), T.zeros(3)),
+    lambda T: T.inner(T.zeros(2, 3), T.zeros(3), out=T.zeros(2, dtype=T.long)),
     lambda T: T.renorm(T.zeros(2, 3), 0, 0, 1),
     lambda T: T.renorm(T.zeros(2, 3), 2, 0, -1),
     lambda T: T.dist(T.zeros(2, dtype=T.long), T.zeros(2, dtype=T.long)),
@@ -102,6 +106,28 @@ def test_shape_and_product_errors(call: Any) -> None:
 
 
 # ---- inner, addr, addbmm, dist, renorm ---------------------------------------------------------------------
+@SETTINGS
+@given(s1=jst.shapes(max_dims=3, max_side=3), s2=jst.shapes(max_dims=3, max_side=3), k=st.integers(0, 3))
+def test_inner_against_numpy(s1: tuple, s2: tuple, k: int) -> None:
+    s1 = s1[:-1] + (k,) if s1 else s1
+    s2 = s2[:-1] + (k,) if s2 else s2
+    a = np.asarray(np.arange(int(np.prod(s1)), dtype=np.float64).reshape(s1) - 2)
+    b = np.asarray(np.arange(int(np.prod(s2)), dtype=np.float64).reshape(s2) / 3)
+    np.testing.assert_allclose(jtorch.inner(jtorch.from_numpy(a), jtorch.from_numpy(b)).numpy(), np.inner(a, b))
+
+
+@SETTINGS
+@given(n=st.integers(0, 4), m=st.integers(0, 4), beta=st.sampled_from([0, 1, 2]), alpha=st.sampled_from([0, 1, -3]),
+       dtype=st.sampled_from(["int64", "float32", "float64"]))
+def test_addr_against_numpy(n: int, m: int, beta: int, alpha: int, dtype: str) -> None:
+    s = np.arange(n * m).reshape(n, m).astype(dtype)
+    u, v = np.arange(n).astype(dtype) - 1, np.arange(m).astype(dtype) + 2
+    expected = (beta * s if beta else 0) + alpha * np.outer(u, v)
+    got = jtorch.addr(jtorch.from_numpy(s), jtorch.from_numpy(u), jtorch.from_numpy(v), beta=beta, alpha=alpha)
+    np.testing.assert_allclose(got.numpy(), np.broadcast_to(expected, (n, m)), rtol=1e-6)
+    assert got.numpy().dtype == np.dtype(dtype)
+
+
 def test_products_against_torch() -> None:
     def fn(T: Any) -> list:
         m = T.tensor(_lin((2, 3)), requires_grad=True)

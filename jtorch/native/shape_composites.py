@@ -106,18 +106,27 @@ def inner(self: Tensor, other: Tensor) -> Tensor:
 
 @composite_implicit_autograd("inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
 def inner_out(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
-    result = inner(self, other)
-    resize_output(out, result._size)
-    return aten("copy_")(out, result)
+    if self._device.type != other._device.type or out._device.type != self._device.type:
+        _check_device("inner()", (out, self, other), self._device.type)
+    if not self._size or not other._size:
+        return aten("mul.out")(self, other, out=out)
+    if self._size[-1] != other._size[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{_fmt(self._size)} and {_fmt(other._size)}")
+    return aten("tensordot.out")(self, other, [-1], [-1], out=out)
 
 
 # ---- addr ---------------------------------------------------------------------------------------------
-def _addr(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any, alpha: Any, out_dtype: Any) -> Tensor:
-    """addr_kernel over TensorIterator's common dtype: beta * self + alpha * vec1 * vec2 (self ignored
-    when beta is 0; logical and/or for bool)."""
+def _check_1d(vec1: Tensor, vec2: Tensor) -> None:
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if len(v._size) != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {len(v._size)}-D")
+
+
+def _addr(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any, alpha: Any, out_dtype: Any) -> Tensor:
+    """addr_kernel over TensorIterator's common dtype: beta * self + alpha * vec1 * vec2 (self ignored
+    when beta is 0; logical and/or for bool)."""
+    _check_1d(vec1, vec2)
     n, m = vec1._size[0], vec2._size[0]
     if not is_expandable_to(self._size, (n, m)):
         aten("expand")(self, (n, m))  # its error text
@@ -155,11 +164,11 @@ def addr(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any 
 
 @composite_explicit_autograd(f"addr_(Tensor(a!) self, {_ADDR_ARGS}) -> Tensor(a!)", "method")
 def addr_(self: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    res = _addr(self, vec1, vec2, beta, alpha, self.dtype)
-    if res._size != self._size:
-        raise RuntimeError(f"output with shape {_fmt(self._size)} doesn't match the broadcast shape "
-                           f"{_fmt(res._size)}")
-    return aten("copy_")(self, res)
+    _check_1d(vec1, vec2)
+    if self._size != (vec1._size[0], vec2._size[0]):
+        raise RuntimeError(f"size mismatch, input: {_fmt(self._size)}, v1: {_fmt(vec1._size)}, "
+                           f"v2: {_fmt(vec2._size)}")
+    return aten("copy_")(self, _addr(self, vec1, vec2, beta, alpha, self.dtype))
 
 
 @composite_explicit_autograd(f"addr.out(Tensor self, {_ADDR_ARGS}, Tensor(a!) out) -> Tensor(a!)")
@@ -258,9 +267,7 @@ def _renorm_factor(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
 
 def _renorm(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
     _renorm_checks(self, p, maxnorm)
-    if not (self.dtype.is_floating_point or self.dtype.is_complex):
-        raise NotImplementedError(f"\"renorm_out\" not implemented for '{SCALAR_TYPE_NAME[self.dtype]}'")
-    return _renorm_factor(self, p, dim, maxnorm)
+    return _renorm_factor(self, p, dim, maxnorm)  # (an integer input: linalg.vector_norm's text)
 
 
 @composite_explicit_autograd("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", "function, method")

@@ -1,6 +1,7 @@
 """`jtorch.nn.functional` (torch.nn.functional), split by family into private modules."""
 from ._activation import *
 from ._conv import *
+from ._ctc import *
 from ._dropout_variants import *
 from ._linear import *
 from ._loss import *

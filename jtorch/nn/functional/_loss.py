@@ -279,6 +279,12 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     reduction = get_reduction(reduction, size_average, reduce)
     if target.size() != input.size():
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return binary_cross_entropy_with_logits_impl(input, target, weight, reduction, pos_weight)
+
+
+def binary_cross_entropy_with_logits_impl(input: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
+                                          pos_weight: Tensor | None) -> Tensor:
+    """aten::binary_cross_entropy_with_logits: nn.functional's less its Python-level size check."""
     # torch's formula: (1 - y) x - lw * log_sigmoid(x), lw = 1 + (pos_weight - 1) y; stable for any x
     log_sig = logsigmoid(input)
     if pos_weight is not None:

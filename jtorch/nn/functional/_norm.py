@@ -43,6 +43,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     if training:
         _verify_batch_size(input.size())
+    return batch_norm_impl(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def batch_norm_impl(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None,
+                    bias: Tensor | None, training: bool, momentum: float, eps: float) -> Tensor:
+    """aten::batch_norm (torch.batch_norm): nn.functional's batch_norm less its Python-level check."""
     if training and eps <= 0.0:
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     elif eps < 0.0:
@@ -109,8 +115,14 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5) -> Tensor:
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups] + list(input.shape[2:]))
+    return group_norm_impl(input, num_groups, weight, bias, eps)
+
+
+def group_norm_impl(input: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor | None,
+                    eps: float) -> Tensor:
+    """aten::group_norm (torch.group_norm): nn.functional's group_norm less its Python-level checks."""
     n, c = input.shape[0], input.shape[1]
-    _verify_batch_size([n * c // num_groups, num_groups] + list(input.shape[2:]))
     if c % num_groups != 0:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
@@ -146,7 +158,14 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
             prod *= s
         if prod == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.size()}")
-    elif running_mean is None or running_var is None:
+    return instance_norm_impl(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def instance_norm_impl(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+                       weight: Tensor | None, bias: Tensor | None, use_input_stats: bool, momentum: float,
+                       eps: float) -> Tensor:
+    """aten::instance_norm (torch.instance_norm): nn.functional's instance_norm less its Python-level check."""
+    if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     ndim = input.dim()
     if use_input_stats:
