@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import jtorch as torch
 
-from ...scalar import SCALAR_TYPE_NAME, not_implemented
+from ...scalar import SCALAR_TYPE_NAME, checked_scalar, not_implemented
 from ...tensor import Tensor
 from ...warn import user_stacklevel
 
@@ -25,6 +25,16 @@ __all__ = [
 # selu's constants, as torch's Activation.h
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _opmath_check(input: Tensor, *values: float) -> None:
+    """The kernel's `value.to<opmath_t>()`: a Python float that overflows the input's opmath type
+    (float for float32/float16/bfloat16) raises torch's overflow error."""
+    dt = input.dtype
+    if dt.is_floating_point:
+        opmath = torch.float64 if dt == torch.float64 else torch.float32
+        for v in values:
+            checked_scalar(opmath, v)
 
 
 def _float_only(input: Tensor, kernel: str) -> None:
@@ -89,6 +99,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     _float_only(input, "leaky_relu_cpu")
+    _opmath_check(input, negative_slope)
     return _apply(lambda x: torch.where(x > 0, x, x * negative_slope), input, inplace)
 
 
@@ -146,6 +157,7 @@ def _elu(input: Tensor, alpha: float, scale: float, input_scale: float) -> Tenso
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     _float_only(input, "elu_cpu")
+    _opmath_check(input, alpha)
     return _apply(_elu, input, inplace, alpha, 1.0, 1.0)
 
 
@@ -166,6 +178,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     _float_only(input, "elu_cpu")
+    _opmath_check(input, alpha, 1.0 / alpha)
     return _apply(_elu, input, inplace, alpha, 1.0, 1.0 / alpha)
 
 
@@ -183,6 +196,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     _float_only(input, "softplus_cpu")
+    _opmath_check(input, beta, threshold)
     scaled = input * beta if beta != 1.0 else input
     # above the threshold torch returns x itself; below it log1p(exp(beta x)) / beta, with the
     # exponent clamped so that the branch not taken cannot overflow into a NaN gradient
