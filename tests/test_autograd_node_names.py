@@ -338,7 +338,7 @@ DECOMPOSED = {
     "F_rrelu_eval": "LeakyReluBackward0", "F_layer_norm": "NativeLayerNormBackward0",
     "F_layer_norm_nw": "NativeLayerNormBackward0", "F_group_norm": "NativeGroupNormBackward0",
     "F_batch_norm": "NativeBatchNormBackward0", "F_batch_norm_eval": "NativeBatchNormBackward0",
-    "F_instance_norm": "NativeBatchNormBackward0", "F_embedding": "EmbeddingBackward0",
+    "F_instance_norm": "NativeBatchNormBackward0",
     "F_pad": "ConstantPadNdBackward0", "F_pad_refl": "ReflectionPad1DBackward0",
     "F_pad_repl": "ReplicationPad1DBackward0", "F_pad_circ": "CopySlices of slices",
     "F_interp": "UpsampleNearest1DBackward0", "F_interp_lin": "UpsampleLinear1DBackward0",
