@@ -56,9 +56,16 @@ def as_scalar(np_type: type, v: Any) -> Any:
         return np.array(v).astype(np_type)[()]
 
 
+class DoubleScalar(float):
+    """A Scalar argument a kernel reads as a double for float32/float64 tensors (torch's
+    `exp_scalar.to<double>()` in pow_tensor_scalar_kernel), narrowed to other dtypes as usual."""
+
+
 def to_compute(dtype: _dt.dtype, v: Any) -> Any:
     """A numeric operator argument (alpha, clamp bounds, a tensor bound read as a number) in the
     compute dtype, so that float32 code stays float32; other values pass through."""
+    if type(v) is DoubleScalar:
+        return np.float64(v) if dtype in (_dt.float32, _dt.float64) else checked_scalar(dtype, float(v))
     if isinstance(v, (bool, int, float, complex)):
         return checked_scalar(dtype, v)
     if hasattr(v, "_size") and hasattr(v, "item"):  # a tensor bound (clamp.Tensor) read as a scalar

@@ -101,9 +101,10 @@ def test_import_registers_parses_and_generates_nothing():
     assert r["generated_functions"] == [] and r["generated_methods"] == []
     assert r["lazy_methods"] > 100
     assert r["kernel_modules"] == []
-    # __add__ needs add.Tensor and its packet (add.out); from_numpy, tolist and the output
-    # allocation reach no aten operator on this path
-    assert r["registered_after_add"] == ["aten::add.Tensor", "aten::add.out"], r["registered_after_add"]
+    # __add__ needs add.Tensor and its packet (add.out, add.Scalar); from_numpy, tolist and the
+    # output allocation reach no aten operator on this path
+    assert r["registered_after_add"] == ["aten::add.Scalar", "aten::add.Tensor", "aten::add.out"], \
+        r["registered_after_add"]
     assert r["generated_after_add"] == ["__add__"]
 
 

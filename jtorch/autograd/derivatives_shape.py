@@ -27,6 +27,7 @@ ENTRIES = [
     D("diagonal", self="diagonal_backward(grad, self.shape, offset, dim1, dim2)"),
     D("diagonal_scatter", self="grad.diagonal_scatter(grad.new_zeros(src.shape), offset, dim1, dim2)",
       src="grad.diagonal(offset, dim1, dim2)"),
+    D("embedding", weight="embedding_backward(grad, indices, weight.shape[0], padding_idx, scale_grad_by_freq)"),
     D("expand", self="sum_to(grad, self.shape)"),
     D("gather", self="gather_backward(grad, self.shape, dim, index)"),
     D("index.Tensor", self="index_backward(grad, self.shape, indices)"),

@@ -114,6 +114,19 @@ def block_diag_backward(grad: Any, shapes: Sequence[tuple], dtypes: Sequence[Any
     return out
 
 
+def embedding_backward(grad: Any, indices: Any, num_weights: int, padding_idx: int, scale_grad_by_freq: bool) -> Any:
+    """embedding_dense_backward: each looked-up row's gradient summed into its weight row; the
+    padding row gets none; scale_grad_by_freq divides by how often each row was looked up."""
+    idx = indices.reshape(-1)
+    g = grad.reshape(idx.numel(), grad.shape[-1]) if idx.numel() else grad.reshape(0, grad.shape[-1])
+    if padding_idx >= 0:
+        g = g.masked_fill((idx == padding_idx).unsqueeze(1), 0)
+    if scale_grad_by_freq:
+        counts = idx.new_zeros(num_weights).index_add(0, idx, idx.new_ones(idx.shape))
+        g = g / counts.index_select(0, idx).unsqueeze(1).to(g.dtype)
+    return g.new_zeros((num_weights, g.shape[-1])).index_add(0, idx, g)
+
+
 def trace_backward(grad: Any, sizes: Sequence[int]) -> Any:
     """grad on the diagonal of a zero matrix of self's shape."""
     out = grad.new_zeros(tuple(sizes))

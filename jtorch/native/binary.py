@@ -28,7 +28,7 @@ from ..backends import by_device_type
 from ..device import CPU
 from ..kernels import scalar_binary as s
 from ..promotion import result_type, result_type_many
-from ..scalar import TYPE_META_NAME, as_scalar, not_implemented
+from ..scalar import TYPE_META_NAME, DoubleScalar, as_scalar, checked_scalar, not_implemented
 from ..structured.tensor_iterator import (
     BINARY_FLOAT_OP,
     BINARY_OP,
@@ -281,6 +281,10 @@ def fmod_scalar_out(self: Tensor, other: Any, *, out: Tensor) -> Tensor:
 
 
 # ---- pow ----------------------------------------------------------------------------------------------
+# float types whose kernels compute in float: a Scalar still converts to the type itself (c10::Half's overflow)
+_REDUCED_FLOATS = tuple(d for d in (_dt.float16, getattr(_dt, "bfloat16", None)) if d is not None)
+
+
 def _pow_scalar_prepare(tensors: list, extras: dict, mode: int, provided: Tensor | None) -> list:
     """pow.Tensor_Scalar's meta: NumPy's rule for integer powers, then the base in the result type
     of (base, exponent)."""
@@ -288,7 +292,14 @@ def _pow_scalar_prepare(tensors: list, extras: dict, mode: int, provided: Tensor
     exp = extras["exponent"]
     if not (base.dtype.is_floating_point or base.dtype.is_complex) and isinstance(exp, int) and exp < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return [_to_dtype(base, result_type(base, exp))]
+    dtype = result_type(base, exp)
+    if dtype in _REDUCED_FLOATS:  # exp_scalar.to<scalar_t>() (computed in float here)
+        checked_scalar(dtype, exp)
+    if dtype in (_dt.float32, _dt.float64) and type(exp) is float and exp not in _POW_SPECIAL:
+        # pow_tensor_scalar_optimized_kernel<scalar_t, double>: the exponent stays a double (x ** 2.4e-280 is
+        # 0 at 0, not 0 ** 0)
+        extras["exponent"] = DoubleScalar(exp)
+    return [_to_dtype(base, dtype)]
 
 
 def _pow_scalar_select(extras: dict) -> tuple[Callable, tuple[str, ...]]:
@@ -510,6 +521,10 @@ _clamp_dispatch = {name: _dispatch(f"{name}_scalar_cpu", _not_bool) for name in 
 def _clamp_scalar_dispatch(dtype: _dt.dtype, extras: dict) -> None:
     which = "clamp_max" if extras["min"] is None else "clamp_min" if extras["max"] is None else "clamp"
     _clamp_dispatch[which](dtype, extras)
+    if dtype in _REDUCED_FLOATS:  # the kernel's min_.to<scalar_t>() (computed in float here)
+        for bound in (extras["min"], extras["max"]):
+            if bound is not None:
+                checked_scalar(dtype, bound)
 
 
 def _clamp_tensor_prepare(tensors: list, extras: dict, mode: int, provided: Tensor | None) -> list:

@@ -20,7 +20,7 @@ from ..geometry import wrap_dim
 from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, checked_scalar
 from ..scalar import not_implemented as _not_implemented
 from ..structured.fast_path import FAST_PATHS
-from ..structured.meta import allocate, resize_output
+from ..structured.meta import allocate, check_same_device, resize_output
 from ..tensor import Tensor
 from .binary import mul
 from .copy import copy_, zero_
@@ -85,6 +85,7 @@ def _gemm(backend: Any, kind: str, result: Tensor, a: Tensor, b: Tensor, self_: 
 # ---- mm, addmm -------------------------------------------------------------------------------------------
 def _mm_meta(ctx: Any, tensors: list, extras: dict) -> None:
     self, mat2 = tensors
+    check_same_device(tensors)
     if len(self._size) != 2:
         raise RuntimeError("self must be a matrix")
     if len(mat2._size) != 2:
@@ -139,6 +140,7 @@ mm = structured("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a
 
 def _addmm_meta(ctx: Any, tensors: list, extras: dict) -> None:
     self, mat1, mat2 = tensors
+    check_same_device(tensors)
     if self.dtype is not mat2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {SCALAR_TYPE_NAME[self.dtype]} and "
                            f"{SCALAR_TYPE_NAME[mat2.dtype]}")
@@ -229,6 +231,7 @@ def _bmm_dispatch_checks(result: Tensor, batch1: Tensor, batch2: Tensor, kernel:
 
 
 def _bmm_meta(ctx: Any, tensors: list, extras: dict) -> None:
+    check_same_device(tensors)
     _bmm_common_meta(ctx, tensors[0], tensors[1])
 
 
@@ -248,6 +251,7 @@ bmm = structured("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor
 
 def _baddbmm_meta(ctx: Any, tensors: list, extras: dict) -> None:
     self, batch1, batch2 = tensors
+    check_same_device(tensors)
     self_ = _expand_size(self, (_size(batch1, 0), _size(batch1, 1), _size(batch2, 2)))
     if self.dtype is not batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {TYPE_META_NAME[self.dtype]}, batch1: "
@@ -269,6 +273,7 @@ baddbmm = structured(f"baddbmm.out(Tensor self, {_BADDBMM_ARGS}, Tensor(a!) out)
 # ---- addmv, mv -------------------------------------------------------------------------------------------
 def _addmv_meta(ctx: Any, tensors: list, extras: dict) -> None:
     self, mat, vec = tensors
+    check_same_device(tensors)
     if not (len(mat._size) == 2 and len(vec._size) == 1 and len(self._size) <= 1):
         raise RuntimeError(f"vector + matrix @ vector expected, got {len(self._size)}, {len(mat._size)}, "
                            f"{len(vec._size)}")
@@ -321,6 +326,7 @@ mv_out = declare("mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a
 
 @mv.impl("CompositeExplicitAutograd")
 def mv_kernel(self: Tensor, vec: Tensor) -> Tensor:
+    check_same_device((self, vec))  # mv's own check, in its arguments' order
     result = allocate((_size(self, 0),), None, vec.dtype, vec._device)
     return addmv.inplace.op(result, self, vec, beta=0, alpha=1)
 
@@ -343,6 +349,7 @@ vdot_out = declare("vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Te
 
 
 def _dot_check(self: Tensor, other: Tensor) -> None:
+    check_same_device((self, other))
     if len(self._size) != 1 or len(other._size) != 1:
         raise RuntimeError(f"1D tensors expected, but got {len(self._size)}D and {len(other._size)}D tensors")
     if self.dtype is not other.dtype:

@@ -138,6 +138,23 @@ def index_select_out_kernel(self: Tensor, dim: int, index: Tensor, *, out: Tenso
     return _index_select(self, dim, index, out)
 
 
+# ---- embedding (Embedding.cpp): index_select of rows, CompositeExplicitAutograd as in torch ---------
+# (its node, EmbeddingBackward0, takes the gradient to the weight only)
+embedding = declare("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
+                    "bool sparse=False) -> Tensor")
+
+
+@embedding.impl("CompositeExplicitAutograd")
+def embedding_kernel(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+                     sparse: bool = False) -> Tensor:
+    if len(weight._size) != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if len(indices._size) == 1:
+        return index_select.op(weight, 0, indices)
+    rows = index_select.op(weight, 0, _op("reshape")(indices, (-1,)))
+    return _op("view")(rows, indices._size + weight._size[1:])
+
+
 # ---- index_add / index_reduce (index_func_meta_impl) ----------------------------------------------
 def _index_func_meta(ctx: MetaBase, self: Tensor, dim: int, index: Tensor, source: Tensor, func: str) -> None:
     numel = index.numel()

@@ -15,7 +15,7 @@ from ..memory_overlap import _FULL, _PARTIAL, assert_no_internal_overlap, get_ov
 from ..promotion import can_cast, promote_types
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.fast_path import FAST_PATHS
-from ..structured.meta import MetaBase
+from ..structured.meta import MetaBase, check_same_device
 from ..structured.structured import functional_kernel, make_binder, out_kernel
 from ..tensor import Tensor
 from .conversion import suggest_memory_format
@@ -61,6 +61,7 @@ def _output_memory_format(tensors: Sequence[Tensor]) -> Any:
 def _cat_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     """TORCH_PRECOMPUTE_META_FUNC(cat), its checks in its order."""
     ts = extras["tensors"]
+    check_same_device(ts)  # a CUDA cat of a CPU tensor: torch's device text
     valid = -1  # the first tensor that is not skipped
     for i, t in enumerate(ts):
         s = t._size

@@ -37,6 +37,21 @@ def allocate(size: tuple[int, ...], stride: tuple[int, ...] | None, dtype: _dt.d
     return Tensor._make(new_storage(storage_extent(size, stride), dtype, device), size, stride, 0, dtype, device)
 
 
+def check_same_device(tensors: Sequence[Tensor | None]) -> None:
+    """The device check of an operator whose kernel takes no tensors from another device (mm, bmm,
+    addmm, addmv, dot, cat, ...): every tensor on the first one's device, in torch's words. Meta
+    tensors are left to the meta functions' own checks."""
+    first = None
+    for t in tensors:
+        if t is None or t._device.type == "meta":
+            continue
+        if first is None:
+            first = t._device
+        elif t._device != first:
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{first} and {t._device}!")
+
+
 def copy_into(dst: Tensor, src: Tensor) -> None:
     """dst.copy_(src) for tensors of one shape on one device that do not overlap (a temporary of
     another dtype, say), straight through the device's copy stub: no dispatch, no version bump."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import jtorch as torch
 
-from ...scalar import SCALAR_TYPE_NAME, not_implemented
+from ...scalar import SCALAR_TYPE_NAME, checked_scalar, not_implemented
 from ...tensor import Tensor
 from ...warn import user_stacklevel
 
@@ -21,6 +21,16 @@ __all__ = [
     "tanhshrink", "hardshrink", "softshrink", "sigmoid", "tanh", "logsigmoid", "softmax", "log_softmax",
     "softmin", "glu", "threshold", "threshold_", "prelu", "rrelu", "rrelu_",
 ]
+
+def _opmath_check(input: Tensor, *values: float) -> None:
+    """The kernel's `value.to<opmath_t>()`: a Python float that overflows the input's opmath type
+    (float for float32/float16/bfloat16) raises torch's overflow error."""
+    dt = input.dtype
+    if dt.is_floating_point:
+        opmath = torch.float64 if dt == torch.float64 else torch.float32
+        for v in values:
+            checked_scalar(opmath, v)
+
 
 def _float_only(input: Tensor, kernel: str) -> None:
     # torch's AT_DISPATCH_FLOATING_TYPES error for the kernels that have no integer case
@@ -77,6 +87,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     _float_only(input, "leaky_relu_cpu")
+    _opmath_check(input, negative_slope)
     return _apply(lambda x: torch.where(x > 0, x, x * negative_slope), input, inplace)
 
 
@@ -99,6 +110,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 # ---- exponential units ------------------------------------------------------------------------
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    _opmath_check(input, alpha)
     return torch.elu_(input, alpha) if inplace else torch.elu(input, alpha)
 
 
@@ -115,6 +127,8 @@ def selu_(input: Tensor) -> Tensor:
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    if alpha != 0:  # alpha 0: the operator's own ZeroDivisionError text
+        _opmath_check(input, alpha, 1.0 / alpha)
     return torch.celu_(input, alpha) if inplace else torch.celu(input, alpha)
 
 
@@ -132,6 +146,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     _float_only(input, "softplus_cpu")
+    _opmath_check(input, beta, threshold)
     scaled = input * beta if beta != 1.0 else input
     # above the threshold torch returns x itself; below it log1p(exp(beta x)) / beta, with the
     # exponent clamped so that the branch not taken cannot overflow into a NaN gradient

@@ -62,15 +62,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if input.dtype not in (jtorch.int64, jtorch.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    flat = input.reshape(-1)
     if max_norm is not None:
-        _embedding_renorm_(weight, flat, max_norm, norm_type)
-    out = weight.index_select(0, flat)
-    if padding_idx is not None:
-        # the padding row receives no gradient: its lookups are cut from the graph
-        keep = (flat != padding_idx).unsqueeze(1)
-        out = jtorch.where(keep, out, out.detach())
-    return out.reshape(tuple(input.shape) + (weight.size(1),))
+        _embedding_renorm_(weight, input.reshape(-1), max_norm, norm_type)
+    # torch.embedding: one EmbeddingBackward0 node; the padding row receives no gradient
+    return jtorch.embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
 
 
 def _embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> None:

@@ -142,7 +142,8 @@ def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tenso
     if eps is None:
         eps = torch.finfo(input.dtype).eps
     dims = list(range(-len(shape), 0))
-    out = input * torch.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    # ATen's rsqrt(pow(x, 2).mean(dims, keepdim).add_(eps)): PowBackward0, AddBackward1 (add.Scalar)
+    out = input * torch.rsqrt(torch.ops.aten.add.Scalar(input.pow(2).mean(dims, keepdim=True), eps))
     return out * weight if weight is not None else out
 
 
