@@ -108,7 +108,7 @@ if TYPE_CHECKING:
 # nn.functional's functions under torch's names and signatures (jtorch/nn_functions_in_torch.py), loaded on
 # first use as nn is
 _NN_FUNCTIONS = frozenset({
-    "dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm", "embedding",
+    "dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm",
     "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss", "margin_ranking_loss",
     "poisson_nll_loss", "bilinear", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout",
     "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "triplet_margin_loss", "cosine_embedding_loss",

@@ -17,7 +17,7 @@ from typing import Any
 from .tensor import Tensor
 
 __all__ = ["dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm",
-           "embedding", "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss",
+           "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss",
            "margin_ranking_loss", "poisson_nll_loss", "bilinear", "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
            "triplet_margin_loss", "cosine_embedding_loss", "ctc_loss"]
@@ -80,13 +80,6 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     return _F().rms_norm(input, normalized_shape, weight, eps)
-
-
-def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
-              sparse: bool = False) -> Tensor:
-    """aten::embedding: a negative padding_idx means none."""
-    return _F().embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
-                          scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
 def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
