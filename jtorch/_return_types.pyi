@@ -21,6 +21,11 @@ class cummin(NamedTuple):
     indices: Tensor
 
 
+class histogram(NamedTuple):
+    hist: Tensor
+    bin_edges: Tensor
+
+
 class kthvalue(NamedTuple):
     values: Tensor
     indices: Tensor
