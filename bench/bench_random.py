@@ -14,10 +14,10 @@ once before timing (the right shape and range, and a mean within a few standard 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-
 from bench_elementwise import QUICK, bench_case, first_calls_note, libraries, to_jtorch, try_import_torch
 
 DONE = np.zeros(1)

@@ -17,9 +17,9 @@ from numba.extending import overload
 
 from ... import dtypes as _dt
 from .. import scalar_random as sr
+from ..common.multinomial import cumulative_rows
 from . import driver
 from .random import _take
-from ..common.multinomial import cumulative_rows
 from .scratch import Buffer, Target, dense, storage_data
 
 POISSON, BINOMIAL, GAMMA, GAMMA_GRAD = 0, 1, 2, 3
