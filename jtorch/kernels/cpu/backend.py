@@ -111,7 +111,12 @@ class CPUBackend(Backend):
     def poisson(self, t: Any, generator: Any, rates: Any) -> None:
         from . import sampling
 
-        sampling.write(t, sampling.sample(sampling.POISSON, generator_rng(generator), _host.numpy_view(rates)))
+        rng, r = generator_rng(generator), _host.numpy_view(rates)
+        view = _host.numpy_view(t)
+        if view.flags.c_contiguous and view.dtype in (np.float32, np.float64):
+            sampling.sample(sampling.POISSON, rng, r, out=view.reshape(-1))  # straight into t
+        else:
+            sampling.write(t, sampling.sample(sampling.POISSON, rng, r))
 
     def binomial(self, t: Any, generator: Any, count: Any, prob: Any) -> None:
         from . import sampling

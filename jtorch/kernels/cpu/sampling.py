@@ -50,14 +50,15 @@ def _sample_range(kind, k0, k1, a, b, out, lo, hi):
     loops ran at half the speed."""
     for i in range(lo, hi):
         e = np.uint64(i)
+        x = np.float64(a[i])  # computed in double whatever the arrays hold
         if kind == 0:
-            out[i] = sr.poisson(k0, k1, e, a[i])
+            out[i] = sr.poisson(k0, k1, e, x)
         elif kind == 1:
-            out[i] = sr.binomial(k0, k1, e, a[i], b[i])
+            out[i] = sr.binomial(k0, k1, e, x, np.float64(b[i]))
         elif kind == 2:
-            out[i] = max(sr.gamma(k0, k1, e, a[i]), 2.2250738585072014e-308)
+            out[i] = max(sr.gamma(k0, k1, e, x), 2.2250738585072014e-308)
         else:
-            out[i] = sr.standard_gamma_grad(a[i], b[i])
+            out[i] = sr.standard_gamma_grad(x, np.float64(b[i]))
 
 
 @enable_package_cache
@@ -79,11 +80,23 @@ def _serial(n: int, nchunks: int, *args: Any) -> None:
     _sample_chunks(n, 1, *args)
 
 
-def sample(kind: int, rng: np.random.Generator | None, a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
-    """Samples of `kind` for the parameters a (and b) in C order; float64 results."""
-    a = np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
-    b = a if b is None else np.ascontiguousarray(b, dtype=np.float64).reshape(-1)
-    out = np.empty(a.shape[0], np.float64)
+def _flat(x: np.ndarray, dtype: Any) -> np.ndarray:
+    x = np.asarray(x)
+    if x.dtype == dtype and x.flags.c_contiguous:
+        return x.reshape(-1)
+    return np.ascontiguousarray(x, dtype=dtype).reshape(-1)
+
+
+def sample(kind: int, rng: np.random.Generator | None, a: np.ndarray, b: np.ndarray | None = None,
+           out: np.ndarray | None = None) -> np.ndarray:
+    """Samples of `kind` for the parameters a (and b) in C order, into `out` (1-D, C order, float32
+    or float64: its dtype is the parameters' too, read without a copy when they have it), else into
+    a new float64 array."""
+    dt = np.float64 if out is None else out.dtype
+    a = _flat(a, dt)
+    b = a if b is None else _flat(b, dt)
+    if out is None:
+        out = np.empty(a.shape[0], np.float64)
     n = out.shape[0]
     k0, k1 = (np.uint64(0), np.uint64(0)) if rng is None else key(rng)
     if n:
