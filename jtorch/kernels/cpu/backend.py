@@ -101,7 +101,9 @@ class CPUBackend(Backend):
         _random.bernoulli_tensor(t, generator_rng(generator), p)
 
     def randperm(self, t: Any, generator: Any, n: int) -> None:
-        _random.randperm(t, generator_rng(generator), n)
+        from . import sampling
+
+        sampling.randperm(t, generator_rng(generator), n)
 
     def multinomial_with_replacement(self, result: Any, generator: Any, probs: Any, n_sample: int) -> None:
         from . import sampling

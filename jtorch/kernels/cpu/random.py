@@ -100,8 +100,3 @@ def bernoulli_tensor(t: Any, rng: np.random.Generator, p: Any) -> None:
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
     _write(t, rng.random(t.numel()) < pv)
-
-
-def randperm(t: Any, rng: np.random.Generator, n: int) -> None:
-    _write(t, rng.permutation(n).astype(t.dtype.numpy))
-

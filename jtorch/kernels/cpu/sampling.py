@@ -1,5 +1,5 @@
 """The CPU sampling kernels: Poisson, binomial and gamma samples, gamma's reparameterized gradient,
-and multinomial draws with replacement, compiled by Numba.
+multinomial draws with replacement, and randperm's shuffle, compiled by Numba.
 
 The samplers are kernels/scalar_random.py's (shared with CUDA), each element drawing from its own
 Philox stream keyed by 64 bits taken from the Generator's NumPy stream: one seed gives the same
@@ -215,3 +215,50 @@ def multinomial_with_replacement(result: Any, rng: np.random.Generator, probs: A
                     n_sample, out)
     if not direct:
         view[...] = out.reshape(result._size)
+
+
+# ---- randperm -----------------------------------------------------------------------------------------------
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def _shuffle(out, k0, k1):  # pragma: no cover - compiled
+    """out = a uniform permutation of 0..n-1 (n < 2^32), by Fisher-Yates from the end: position i
+    swaps with j uniform in 0..i, drawn from a 32-bit Philox word by Lemire's multiply-shift with
+    rejection (exact); each Philox block gives four words."""
+    n = out.shape[0]
+    for i in range(n):
+        out[i] = i
+    m32 = np.uint64(0xFFFFFFFF)
+    w0 = w1 = w2 = w3 = np.uint64(0)
+    q = 4
+    blk = np.uint64(0)
+    for i in range(n - 1, 0, -1):
+        span = np.uint64(i + 1)
+        while True:
+            if q == 4:
+                w0, w1, w2, w3 = sr.philox(blk & m32, blk >> np.uint64(32), np.uint64(0), np.uint64(1), k0, k1)
+                blk += np.uint64(1)
+                q = 0
+            w = w0 if q == 0 else (w1 if q == 1 else (w2 if q == 2 else w3))
+            q += 1
+            m = w * span
+            low = m & m32
+            if low >= span or low >= ((m32 - span + np.uint64(1)) & m32) % span:
+                break
+        j = np.int64(m >> np.uint64(32))
+        t = out[i]
+        out[i] = out[j]
+        out[j] = t
+
+
+def randperm(t: Any, rng: np.random.Generator, n: int) -> None:
+    """t = a random permutation of 0..n-1 (NumPy's shuffle past 2^32 elements)."""
+    if n >= 1 << 32:
+        numpy_view(t)[...] = rng.permutation(n).astype(t.dtype.numpy)
+        return
+    view = numpy_view(t)
+    direct = view.dtype == np.int64 and view.flags.c_contiguous
+    out = view.reshape(-1) if direct else np.empty(n, np.int64)
+    k0, k1 = key(rng)
+    _shuffle(out, k0, k1)
+    if not direct:
+        view[...] = out.astype(t.dtype.numpy)
