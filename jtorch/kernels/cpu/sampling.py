@@ -32,7 +32,8 @@ def _register(fn: Any) -> None:
         return fn
 
 
-for _fn in (sr.philox, sr.uniform2, sr.standard_normal, sr.poisson, sr.stirling_tail, sr._binomial_inversion,
+for _fn in (sr.philox, sr.uniform2, sr.standard_normal, sr.ptrs_constants, sr.poisson_ptrs, sr.poisson,
+            sr.stirling_tail, sr._binomial_inversion,
             sr._btrs, sr.binomial, sr.gamma, sr.digamma, sr._rational, sr.standard_gamma_grad):
     _register(_fn)
 
@@ -48,11 +49,19 @@ def key(rng: np.random.Generator) -> tuple:
 def _sample_range(kind, k0, k1, a, b, out, lo, hi):
     """Elements lo..hi-1; a function of its own, not inlined: compiled inside a prange, the samplers'
     loops ran at half the speed."""
+    last = -1.0  # PTRS's constants are kept while the rate repeats
+    loglam = pb = pa = invalpha = vr = 0.0
     for i in range(lo, hi):
         e = np.uint64(i)
         x = np.float64(a[i])  # computed in double whatever the arrays hold
         if kind == 0:
-            out[i] = sr.poisson(k0, k1, e, x)
+            if x >= 10.0 and x < np.inf:
+                if x != last:
+                    last = x
+                    loglam, pb, pa, invalpha, vr = sr.ptrs_constants(x)
+                out[i] = sr.poisson_ptrs(k0, k1, e, x, loglam, pb, pa, invalpha, vr)
+            else:
+                out[i] = sr.poisson(k0, k1, e, x)
         elif kind == 1:
             out[i] = sr.binomial(k0, k1, e, x, np.float64(b[i]))
         elif kind == 2:
