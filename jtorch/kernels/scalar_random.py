@@ -57,48 +57,58 @@ def standard_normal(u1, u2):
     return math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
 
 
-def poisson(k0, k1, e, lam):
-    """sample_poisson: transformed rejection (Hormann's PTRS) for lambda >= 10, products of
-    uniforms below; a negative or NaN rate is refused before the kernel runs."""
+def ptrs_constants(lam):
+    """The constants of Hormann's PTRS for a rate (a kernel reuses them while the rate repeats)."""
+    slam = math.sqrt(lam)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    invalpha = 1.1239 + 1.1328 / (b - 3.4)
+    vr = 0.9277 - 3.6224 / (b - 2.0)
+    return math.log(lam), b, a, invalpha, vr
+
+
+def poisson_ptrs(k0, k1, e, lam, loglam, b, a, invalpha, vr):
+    """A Poisson sample for lambda >= 10 by transformed rejection (ATen's PTRS)."""
     j = 0
-    if lam >= 10.0:
-        if lam == math.inf:
-            return INT64_MIN_AS_FLOAT
-        slam = math.sqrt(lam)
-        loglam = math.log(lam)
-        b = 0.931 + 2.53 * slam
-        a = -0.059 + 0.02483 * b
-        invalpha = 1.1239 + 1.1328 / (b - 3.4)
-        vr = 0.9277 - 3.6224 / (b - 2.0)
-        while True:
-            u, v = uniform2(k0, k1, e, j)
-            j += 1
-            u -= 0.5
-            us = 0.5 - abs(u)
-            k = math.floor((2.0 * a / us + b) * u + lam + 0.43)
-            if us >= 0.07 and v <= vr:
-                return k
-            if k < 0.0 or (us < 0.013 and v > us):
-                continue
-            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
-                    <= -lam + k * loglam - math.lgamma(k + 1.0)):
-                return k
-    if lam == 0.0:
-        return 0.0
-    enlam = math.exp(-lam)
-    x = 0.0
-    prod = 1.0
     while True:
         u, v = uniform2(k0, k1, e, j)
         j += 1
-        prod *= u
-        if prod <= enlam:
-            return x
+        u -= 0.5
+        us = 0.5 - abs(u)
+        k = math.floor((2.0 * a / us + b) * u + lam + 0.43)
+        if us >= 0.07 and v <= vr:
+            return k
+        if k < 0.0 or (us < 0.013 and v > us):
+            continue
+        if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                <= -lam + k * loglam - math.lgamma(k + 1.0)):
+            return k
+
+
+def poisson(k0, k1, e, lam):
+    """sample_poisson: transformed rejection (Hormann's PTRS) for lambda >= 10, as ATen; below,
+    inversion of the CDF with one uniform (ATen multiplies lambda + 1 uniforms on average: the
+    same distribution, drawn with fewer Philox blocks). A negative or NaN rate is refused before
+    the kernel runs."""
+    if lam >= 10.0:
+        if lam == math.inf:
+            return INT64_MIN_AS_FLOAT
+        loglam, b, a, invalpha, vr = ptrs_constants(lam)
+        return poisson_ptrs(k0, k1, e, lam, loglam, b, a, invalpha, vr)
+    if lam == 0.0:
+        return 0.0
+    # inversion: one uniform, the first x whose CDF reaches it (exp(-lambda) >= 4.5e-5 here)
+    u, _ = uniform2(k0, k1, e, 0)
+    p = math.exp(-lam)
+    cdf = p
+    x = 0.0
+    while u > cdf:
         x += 1.0
-        prod *= v
-        if prod <= enlam:
-            return x
-        x += 1.0
+        p *= lam / x
+        cdf += p
+        if p == 0.0 and x > lam:  # the CDF rounded to just below u: the tail beyond is below 1e-16
+            break
+    return x
 
 
 def stirling_tail(k):

@@ -101,7 +101,9 @@ class CPUBackend(Backend):
         _random.bernoulli_tensor(t, generator_rng(generator), p)
 
     def randperm(self, t: Any, generator: Any, n: int) -> None:
-        _random.randperm(t, generator_rng(generator), n)
+        from . import sampling
+
+        sampling.randperm(t, generator_rng(generator), n)
 
     def multinomial_with_replacement(self, result: Any, generator: Any, probs: Any, n_sample: int) -> None:
         from . import sampling
@@ -111,7 +113,12 @@ class CPUBackend(Backend):
     def poisson(self, t: Any, generator: Any, rates: Any) -> None:
         from . import sampling
 
-        sampling.write(t, sampling.sample(sampling.POISSON, generator_rng(generator), _host.numpy_view(rates)))
+        rng, r = generator_rng(generator), _host.numpy_view(rates)
+        view = _host.numpy_view(t)
+        if view.flags.c_contiguous and view.dtype in (np.float32, np.float64):
+            sampling.sample(sampling.POISSON, rng, r, out=view.reshape(-1))  # straight into t
+        else:
+            sampling.write(t, sampling.sample(sampling.POISSON, rng, r))
 
     def binomial(self, t: Any, generator: Any, count: Any, prob: Any) -> None:
         from . import sampling

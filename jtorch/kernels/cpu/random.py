@@ -109,8 +109,3 @@ def bernoulli_tensor(t: Any, rng: np.random.Generator, p: Any) -> None:
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
     _write(t, _to(t.dtype, rng.random(t.numel()) < pv))
-
-
-def randperm(t: Any, rng: np.random.Generator, n: int) -> None:
-    _write(t, _to(t.dtype, rng.permutation(n)))
-

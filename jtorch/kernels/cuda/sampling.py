@@ -34,7 +34,8 @@ def _register(fn: Any) -> None:
 
 
 if not driver.SIMULATED:
-    for _fn in (sr.philox, sr.uniform2, sr.standard_normal, sr.poisson, sr.stirling_tail, sr._binomial_inversion,
+    for _fn in (sr.philox, sr.uniform2, sr.standard_normal, sr.ptrs_constants, sr.poisson_ptrs, sr.poisson,
+                sr.stirling_tail, sr._binomial_inversion,
                 sr._btrs, sr.binomial, sr.gamma, sr.digamma, sr._rational, sr.standard_gamma_grad):
         _register(_fn)
 
