@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _torch_oracle import oracle_torch
 
 import jtorch
-from _torch_oracle import oracle_torch
 
 
 def _outcome(fn):
@@ -72,6 +72,25 @@ def test_cond_refusals_as_torch(case):
     assert j[0] != "ok" and j == t
 
 
+_TEXTS = {  # torch 2.13's, for the runs without torch (the differential above is live-only: it passes functions)
+    "pred_multi": "Expected pred to be bool or single-element tensor, but got tensor([ True, False]).",
+    "pred_str": "Expected pred to be bool or tensor, but got a.",
+    "pred_none": "Expected pred to be bool or tensor, but got None.",
+    "not_callable": "Expect both branches to be callable.",
+    "operands_tensor": "Expect operands to be a tuple of possibly nested dict/list/tuple that only consists of tensor "
+                       "leaves, but got tensor([0., 1., 2., 3.]).",
+    "operands_int_leaf": "Expect operands to be a tuple of possibly nested dict/list/tuple that only consists of "
+                         "tensor leaves, but got (tensor([0., 1., 2., 3.]), 1).",
+}
+
+
+@pytest.mark.parametrize("case", sorted(_TEXTS))
+def test_cond_refusal_texts(case):
+    with pytest.raises(RuntimeError) as e:
+        _CASES[case](jtorch, jtorch.arange(4.0))
+    assert str(e.value) == _TEXTS[case]
+
+
 @pytest.mark.parametrize("branch, first_lines", [
     (lambda t: t, "Encountered aliasing during higher order op tracing"),
     (lambda t: t[:2], "Encountered aliasing during higher order op tracing"),
@@ -125,5 +144,5 @@ def test_to_dlpack_exports_tensors_that_require_grad_and_refuses_as_torch():
         y = mod.from_dlpack(mod.to_dlpack(mod.ones(3, requires_grad=True) * 2))
         assert y.tolist() == [2.0, 2.0, 2.0] and not y.requires_grad
     for bad in (lambda m: m.to_dlpack(3), lambda m: m.to_dlpack(m.ones(2, device="meta"))):
-        j, t = _outcome(lambda: bad(jtorch)), _outcome(lambda: bad(torch))
+        j, t = _outcome(lambda bad=bad: bad(jtorch)), _outcome(lambda bad=bad: bad(torch))
         assert j[0] != "ok" and j == t

@@ -289,6 +289,9 @@ CALLS = {
     "logspace_base": lambda m, mk, dev: m.logspace(0, 3, 4, base=2, dtype=m.int64, device=dev),
     "range": lambda m, mk, dev: m.range(0, 4, 0.5, device=dev),
     "range_int": lambda m, mk, dev: m.range(0, 4, dtype=m.int32, device=dev),
+    "shift_scalar_tensor": lambda m, mk, dev: m.bitwise_left_shift(3, mk((3,), "int64", 0, 3)),
+    "rshift_scalar_tensor": lambda m, mk, dev: m.bitwise_right_shift(-17, mk((3,), "int32", 0, 3)),
+    "rrelu_eval": lambda m, mk, dev: m.rrelu(mk((2, 3), lo=-1, hi=1), training=False),
     "empty_permuted": lambda m, mk, dev: m.empty_permuted((2, 3, 4), (2, 0, 1), device=dev).fill_(1),
 }
 RANDOM_CALLS = {"multinomial", "poisson", "binomial", "_standard_gamma"}
@@ -362,3 +365,22 @@ def test_out_factories_and_tuples_as_torch(case, call, dtype):
         return
     assert jr[0] == "ok" and jr[1] is jout
     _same_values(jout, tout)
+
+
+@pytest.mark.parametrize("name, rest", [("celu_", (0.5,)), ("selu_", ()), ("threshold_", (0.1, 20.0)),
+                                        ("rrelu_", (0.1, 0.3, False)), ("conj_physical_", ())])
+def test_namespace_inplace_functions_return_self(name, rest):
+    """torch's in-place functions of the torch namespace (no Tensor method for most of them)."""
+    torch = oracle_torch()
+    x = jtorch.tensor([-1.0, -0.05, 0.5, 2.0])
+    tx = torch.tensor([-1.0, -0.05, 0.5, 2.0])
+    assert getattr(jtorch, name)(x, *rest) is x
+    getattr(torch, name)(tx, *rest)
+    _same_values(x, tx)
+    ix, itx = jtorch.tensor([-1, 2]), torch.tensor([-1, 2])
+    j, t = _outcome(lambda: getattr(jtorch, name)(ix, *rest)), _outcome(lambda: getattr(torch, name)(itx, *rest))
+    if t[0] == "ok":
+        assert j[0] == "ok"
+        _same_values(ix, itx)
+    else:
+        assert j == t
