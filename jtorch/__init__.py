@@ -30,10 +30,12 @@ from . import (
 )
 from . import bindings as _bindings
 from ._dlpack import from_dlpack
+from ._dlpack import to_dlpack_capsule as to_dlpack
 from ._enums import channels_last, contiguous_format, layout, memory_format, preserve_format, strided
 from ._tensor_str import get_printoptions, printoptions, set_printoptions
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
+from .control_flow import cond
 from .device import (
     device,
     get_default_device,

@@ -66,6 +66,18 @@ def to_dlpack(t: Tensor, *, stream: Any = -1, max_version: Any = None, dl_device
     return view.__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
 
 
+def to_dlpack_capsule(tensor: Any) -> Any:
+    """torch.to_dlpack (torch._C._to_dlpack): the legacy capsule ("dltensor") sharing the tensor's memory.
+    Unlike __dlpack__ it exports tensors that require grad (the capsule carries no history)."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not {type(tensor).__name__}")
+    if tensor._device.type == "cuda":
+        return backend("cuda").to_dlpack(tensor, stream=None, max_version=None)
+    if tensor._device.type != "cpu":
+        raise BufferError(f"Cannot pack tensors on {tensor._device.type}")
+    return by_device_type["cpu"].numpy_view(tensor).__dlpack__()
+
+
 class _Capsule:
     """Lets np.from_dlpack consume a bare capsule (the legacy protocol torch still accepts)."""
 

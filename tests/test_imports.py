@@ -35,7 +35,7 @@ LAYERS = {
     "jtorch": 0, "jtorch.bindings": 0, "jtorch.nn": 0, "jtorch.optim": 0, "jtorch.utils": 0, "jtorch.serialization": 0, "jtorch.functional": 0, "jtorch.functional_shape": 0, "jtorch.nn_functions_in_torch": 0,
     "jtorch.linalg": 0, "jtorch.return_types": 0, "jtorch.testing": 0, "jtorch.profiler": 0,
     "jtorch.autograd.profiler": 0, "jtorch.autograd.functional": 0, "jtorch.cuda": 0,
-    "jtorch.cpu": 0, "jtorch.streams": 0,
+    "jtorch.cpu": 0, "jtorch.streams": 0, "jtorch.control_flow": 0,
     "jtorch.native": 1, "jtorch._dlpack": 1,
     "jtorch.dispatcher": 2, "jtorch.library": 2, "jtorch._ops": 2, "jtorch._C": 2, "jtorch._default_fallbacks": 2,
     "jtorch.autograd": 3, "jtorch.structured": 3,

@@ -42,6 +42,8 @@ local_scalar_dense = declare("_local_scalar_dense(Tensor self) -> Scalar", varia
 is_nonzero = declare("is_nonzero(Tensor self) -> bool", variants="function, method")
 # Tensor.detach stays the Python-level method in tensor.py (it wins over the generated binding).
 detach = declare("detach(Tensor(a) self) -> Tensor(a)", variants="function, method")
+# torch.detach_ as a function; Tensor.detach_ is likewise tensor.py's method.
+detach_ = declare("detach_(Tensor(a!) self) -> Tensor(a!)", variants="function, method")
 
 
 # ---- _to_copy and to -------------------------------------------------------------------------------
@@ -121,6 +123,12 @@ def contiguous_kernel(self: Tensor, *, memory_format: Any = contiguous_format) -
 def detach_kernel(self: Tensor) -> Tensor:
     """Same storage and version counter, no autograd history, and not a view (`_base` is None)."""
     return Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, self._vc)
+
+
+@detach_.impl("CompositeImplicitAutograd")
+def detach__kernel(self: Tensor) -> Tensor:
+    """Above autograd, as torch's VariableTypeManual detach_: drops the history in place (views refused)."""
+    return Tensor.detach_(self)
 
 
 # ---- item, _local_scalar_dense, is_nonzero ------------------------------------------------------------

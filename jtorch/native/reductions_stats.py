@@ -498,7 +498,7 @@ def _median_all(self: Tensor) -> Tensor:
 backend_kernel("median(Tensor self) -> Tensor", "function, method")(_median_all)
 
 
-@backend_kernel("median.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
+@backend_kernel("median.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="")  # torch binds no out= here
 def median_out(self: Tensor, *, out: Tensor) -> Tensor:
     value = _median_all(self)
     if out.dtype is not value.dtype:
@@ -569,7 +569,7 @@ def _nanmedian_all(self: Tensor) -> Tensor:
 backend_kernel("nanmedian(Tensor self) -> Tensor", "function, method")(_nanmedian_all)
 
 
-@backend_kernel("nanmedian.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="function")
+@backend_kernel("nanmedian.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", variants="")  # torch binds no out= here
 def nanmedian_out(self: Tensor, *, out: Tensor) -> Tensor:
     value = _nanmedian_all(self)
     if out.dtype is not value.dtype:

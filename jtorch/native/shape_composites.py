@@ -194,7 +194,7 @@ def _addbmm_into(result: Tensor, self: Tensor, batch1: Tensor, batch2: Tensor, b
     if len(self._size) != 2 or self._size != (n, m):
         raise RuntimeError("input tensor does not match matmul output shape")
     if result is not self:
-        resize_output(result, self._size)
+        aten("resize_as_")(result, self)  # torch's addbmm_impl_: resize_as_, so a wrong-size out is not warned about
         if beta != 0:
             aten("copy_")(result, self)
     if b == 0:
@@ -266,8 +266,8 @@ def _renorm_factor(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
 
 
 def _renorm(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
-    _renorm_checks(self, p, maxnorm)
-    return _renorm_factor(self, p, dim, maxnorm)  # (an integer input: linalg.vector_norm's text)
+    _renorm_checks(self, p, maxnorm)  # an integer self: linalg.vector_norm's refusal, as torch's renorm
+    return _renorm_factor(self, p, dim, maxnorm)
 
 
 @composite_explicit_autograd("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", "function, method")
@@ -294,6 +294,8 @@ def renorm_out(self: Tensor, p: Any, dim: int, maxnorm: Any, *, out: Tensor) -> 
 def _nonzero_static(self: Tensor, size: int, fill_value: int) -> Tensor:
     if size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    if self._device.type == "meta":  # the size is static: meta tensors get their shape (nonzero's cannot)
+        return aten("empty.memory_format")((size, len(self._size)), dtype=_dt.int64, device=self._device)
     nz = aten("nonzero")(self)
     count = nz._size[0]
     if count >= size:
