@@ -114,7 +114,7 @@ CONDITIONAL: dict[str, tuple[str, Callable[..., bool]]] = {
 def refusing_kernel(name: str, kernel: Callable) -> Callable:
     """`kernel` (a CPU backend kernel of aten::<name>, "max.dim" say), refusing uint16..64 as torch's does."""
     base = name.partition(".")[0]
-    stub = OPERATORS[name] if name in OPERATORS else OPERATORS.get(base)
+    stub = OPERATORS[name] if name in OPERATORS else OPERATORS.get(base, OPERATORS.get(base.rstrip("_")))
     cond = CONDITIONAL.get(base)
     if stub is None and cond is None:
         return kernel
