@@ -353,3 +353,37 @@ def test_binary_shapes_match_torch_live(rows, cols, op, seed):
     j = getattr(jtorch, op)(jtorch.from_numpy(a).bfloat16(), jtorch.from_numpy(b).bfloat16())
     t = getattr(torch, op)(torch.from_numpy(a).bfloat16(), torch.from_numpy(b).bfloat16())
     np.testing.assert_array_equal(np.array(j.float().tolist(), np.float32), t.float().numpy())
+
+
+def test_kernel_conversion_helpers_are_exact():
+    """The arithmetic conversions CUDA kernels compile (jtorch/kernels/bfloat16.py), compiled here by
+    Numba's CPU target: every bit pattern to float32, and float32 to bits as the bit formula rounds."""
+    import numba
+
+    from jtorch.kernels import bfloat16 as helpers
+    from jtorch.kernels.cpu import codegen  # noqa: F401  (registers the helpers for the CPU target)
+    from jtorch.scalar import float32_to_bfloat16_bits
+
+    @numba.njit
+    def widen(h, out):
+        for i in range(h.size):
+            out[i] = helpers.bfloat16_to_float(h[i])
+
+    @numba.njit
+    def narrow(x, out):
+        for i in range(x.size):
+            out[i] = helpers.float_to_bfloat16(x[i])
+
+    h = np.arange(65536, dtype=np.uint16)
+    f = np.empty(h.size, np.float32)
+    widen(h, f)
+    want = (h.astype(np.uint32) << 16).view(np.float32)
+    np.testing.assert_array_equal(f.view(np.uint32)[~np.isnan(want)], want.view(np.uint32)[~np.isnan(want)])
+    assert np.isnan(f[np.isnan(want)]).all()
+    finite = want[np.isfinite(want)]
+    with np.errstate(over="ignore"):
+        x = np.concatenate([want, np.nextafter(finite, np.float32(np.inf)), np.nextafter(finite, np.float32(-np.inf)),
+                            (finite.view(np.uint32) + np.uint32(0x8000)).view(np.float32), SPECIAL])
+    out = np.empty(x.size, np.uint16)
+    narrow(x, out)
+    np.testing.assert_array_equal(out, float32_to_bfloat16_bits(x))
