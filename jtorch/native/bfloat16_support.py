@@ -25,6 +25,12 @@ VIA_FLOAT32 = frozenset((
 ))
 
 
+# on CUDA also the products (the CPU's BLAS path computes bfloat16 in float32 itself) and index_select
+CUDA_VIA_FLOAT32 = VIA_FLOAT32 | frozenset((
+    "mm", "addmm", "addmm_", "bmm", "baddbmm", "baddbmm_", "mv", "addmv", "addmv_", "dot", "vdot", "index_select",
+))
+
+
 def _is_bf16(a: Any) -> bool:
     return getattr(a, "dtype", None) is _dt.bfloat16 and hasattr(a, "_size")
 
@@ -34,11 +40,9 @@ def _to(a: Any, dtype: _dt.dtype) -> Any:
 
 
 def via_float32(name: str, kernel: Callable, writes: tuple[str, ...]) -> Callable:
-    """`kernel` (the CPU kernel of aten::<name>) with bfloat16 tensor arguments given as float32
+    """`kernel` (a CPU or CUDA kernel of aten::<name>) with bfloat16 tensor arguments given as float32
     copies; float32 results come back as bfloat16, and the arguments it writes (`writes`: the
     schema's mutable argument names, or positions as strings) get the rounded values."""
-    if name.partition(".")[0] not in VIA_FLOAT32:
-        return kernel
 
     def run(*args: Any, **kwargs: Any) -> Any:
         if not (any(_is_bf16(a) or (isinstance(a, (list, tuple)) and any(_is_bf16(x) for x in a))

@@ -50,3 +50,14 @@ def test_operators_and_reductions_match_the_cpu(cuda):
         assert bits(got) == bits(want)
     assert (da > db).cpu().tolist() == (a > b).tolist()
     assert da.argmax().item() == a.argmax().item()
+
+
+def test_products_sorting_and_indexing_match_the_cpu(cuda):
+    a = jtorch.from_numpy(np.array([[1.1, 2.5, -0.7], [-3.3, 0.5, 4.25]], np.float32)).bfloat16()
+    d = a.to(cuda)
+    idx = jtorch.tensor([[2, 0], [1, 1]])
+    for got, want in ((d @ d.t(), a @ a.t()), (d.sort(1).values, a.sort(1).values),
+                      (d.gather(1, idx.to(cuda)), a.gather(1, idx)),
+                      (d.index_select(1, idx[0].to(cuda)), a.index_select(1, idx[0]))):
+        assert got.dtype is jtorch.bfloat16 and got.is_cuda
+        assert bits(got) == bits(want)
