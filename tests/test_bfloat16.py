@@ -272,6 +272,33 @@ def test_nn_functions_match_torch():
     same(F.dropout(ja, 0.0), TF.dropout(ta, 0.0))
 
 
+def test_convolution_pooling_and_losses_match_torch():
+    torch = oracle_torch()
+    x = (RNG.standard_normal((2, 3, 6, 6))).astype(np.float32)
+    w = (RNG.standard_normal((4, 3, 3, 3))).astype(np.float32)
+    (jx, tx), (jw, tw) = pair(torch, x), pair(torch, w)
+    F, TF = jtorch.nn.functional, torch.nn.functional
+    same(F.conv2d(jx, jw, padding=1), TF.conv2d(tx, tw, padding=1), ulps=1)
+    same(F.max_pool2d(jx, 2), TF.max_pool2d(tx, 2))
+    same(F.avg_pool2d(jx, 2), TF.avg_pool2d(tx, 2), ulps=1)
+    same(F.adaptive_avg_pool2d(jx, 1), TF.adaptive_avg_pool2d(tx, 1), ulps=1)
+    ja, ta = pair(torch, DATA)
+    jt, tt = jtorch.tensor([1, 0, 4, 2]), torch.tensor([1, 0, 4, 2])
+    same(F.cross_entropy(ja, jt), TF.cross_entropy(ta, tt), ulps=1)
+    jx.requires_grad_(True)
+    tx.requires_grad_(True)
+    F.max_pool2d(F.conv2d(jx, jw), 2).sum().backward()
+    TF.max_pool2d(TF.conv2d(tx, tw), 2).sum().backward()
+    # torch's col2im adds the patches into bfloat16 storage, rounding at every add; jtorch sums them
+    # in float32 and rounds once: equal to a few ulps of the gradient's scale
+    g, want = jx.grad.float().numpy(), tx.grad.float().numpy()
+    np.testing.assert_allclose(g, want, rtol=2.0 ** -7, atol=2.0 ** -6 * float(np.abs(want).max()))
+    assert jx.grad.dtype is jtorch.bfloat16
+    jtorch.manual_seed(0)
+    lin = jtorch.nn.Linear(6, 3).bfloat16()
+    assert lin.weight.dtype is jtorch.bfloat16 and lin(ja).dtype is jtorch.bfloat16
+
+
 def test_autograd_through_bfloat16_matches_torch():
     torch = oracle_torch()
     (ja, ta), (jb, tb) = pair(torch, DATA), pair(torch, OTHER)
