@@ -206,8 +206,9 @@ def arange_start_out_kernel(start: Any, end: Any, step: Any = 1, *, out: Tensor)
 
 def _device_range(out: Tensor, kind: str) -> Any:
     """The backend's `arange` / `linspace` method when it computes range values on its device
-    (CUDA), else None: the host computes them as below."""
-    if out._device.type == "cpu":
+    (CUDA), else None: the host computes them as below (bfloat16 too: the device kernels have no
+    bfloat16 stores)."""
+    if out._device.type == "cpu" or out.dtype is _dt.bfloat16:
         return None
     b = _backend(out._device.type)
     return getattr(b, kind) if b.implements(kind) else None

@@ -37,6 +37,10 @@ def test_fill_and_factories_match_the_cpu(cuda):
         bits(jtorch.full((3,), 1.7, dtype=jtorch.bfloat16))
     assert bits(jtorch.zeros(2, dtype=jtorch.bfloat16, device=cuda)) == [0.0, 0.0]
     assert bits(jtorch.ones(2, dtype=jtorch.bfloat16, device=cuda)) == [1.0, 1.0]
+    assert bits(jtorch.arange(0, 4, 0.37, dtype=jtorch.bfloat16, device=cuda)) == \
+        bits(jtorch.arange(0, 4, 0.37, dtype=jtorch.bfloat16))
+    assert bits(jtorch.linspace(-3.3, 7.1, 11, dtype=jtorch.bfloat16, device=cuda)) == \
+        bits(jtorch.linspace(-3.3, 7.1, 11, dtype=jtorch.bfloat16))
 
 
 def test_operators_and_reductions_match_the_cpu(cuda):

@@ -75,7 +75,7 @@ class CUDAStorage(Storage):
             data = _typed(block, n, self._np)
             device_copy(data[:self._numel], self.data)
             if driver.SIMULATED:
-                data[self._numel:] = 0
+                data[self._numel:] = np.zeros(1, self._np)[0]  # zero bits (bfloat16's opaque type takes no int)
             self.block, self.data, self._numel = block, data, n
 
     def read(self, offset: int) -> Any:
