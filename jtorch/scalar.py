@@ -130,7 +130,7 @@ LIMITS: dict[_dt.dtype, tuple[float | None, float]] = {d: ((0, 1) if d is _dt.bo
 def bfloat16_round(x: Any) -> np.float32:
     """A float32 rounded to the nearest bfloat16 (ties to even, NaN kept, c10::round_to_nearest_even),
     as a float32: the value a bfloat16 holds."""
-    return bfloat16_bits_to_float32(float32_to_bfloat16_bits(np.asarray(x, np.float32)))[()]
+    return np.float32(bfloat16_bits_to_float32(float32_to_bfloat16_bits(np.asarray(x, np.float32)))[()])
 
 
 def float32_to_bfloat16_bits(a: np.ndarray) -> np.ndarray:

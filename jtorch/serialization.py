@@ -44,10 +44,13 @@ _STORAGE_NAMES = {
     _dt.float32: "FloatStorage", _dt.float64: "DoubleStorage", _dt.float16: "HalfStorage",
     _dt.int64: "LongStorage", _dt.int32: "IntStorage", _dt.int16: "ShortStorage", _dt.int8: "CharStorage",
     _dt.uint8: "ByteStorage", _dt.bool: "BoolStorage", _dt.complex64: "ComplexFloatStorage",
-    _dt.complex128: "ComplexDoubleStorage",
+    _dt.complex128: "ComplexDoubleStorage", _dt.bfloat16: "BFloat16Storage",
 }
+# dtypes without a legacy typed storage: torch writes their bytes as an UntypedStorage and rebuilds
+# the tensor with _rebuild_tensor_v3, which takes the dtype
+_UNTYPED_DTYPES = {_dt.uint16: "uint16", _dt.uint32: "uint32", _dt.uint64: "uint64"}
 _STORAGE_DTYPES = {name: d for d, name in _STORAGE_NAMES.items()}
-_DTYPE_NAMES = {d: str(d).rpartition(".")[2] for d in _STORAGE_NAMES}
+_DTYPE_NAMES = {d: str(d).rpartition(".")[2] for d in (*_STORAGE_NAMES, *_UNTYPED_DTYPES)}
 
 
 # ---- writing --------------------------------------------------------------------------------------
@@ -131,13 +134,17 @@ class _Pickler(pickle._Pickler):
 
     def _tensor_reduce(self, t: Tensor, requires_grad: bool) -> tuple:
         ref = self._ref(t._storage, t.dtype, t.device)
+        if t.dtype in _UNTYPED_DTYPES:
+            return (self._g("torch._utils", "_rebuild_tensor_v3"),
+                    (ref, t.storage_offset(), tuple(t.size()), tuple(t.stride()), requires_grad,
+                     collections.OrderedDict(), t.dtype))
         return (self._g("torch._utils", "_rebuild_tensor_v2"),
                 (ref, t.storage_offset(), tuple(t.size()), tuple(t.stride()), requires_grad,
                  collections.OrderedDict()))
 
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, Tensor):
-            if obj.dtype not in _STORAGE_NAMES:
+            if obj.dtype not in _STORAGE_NAMES and obj.dtype not in _UNTYPED_DTYPES:
                 raise pickle.PicklingError(f"jtorch.save: tensors of dtype {obj.dtype} are not supported")
             if _is_parameter(obj):
                 return (self._g("torch._utils", "_rebuild_parameter"),
@@ -168,6 +175,9 @@ class _Pickler(pickle._Pickler):
             ref = self._ref(obj._impl, _dt.uint8, obj.device)
             return ("storage", self._g("torch.storage", "UntypedStorage"), ref.key, _location(ref.device), obj.nbytes())
         if type(obj) is _StorageRef:
+            if obj.dtype in _UNTYPED_DTYPES:  # an UntypedStorage counts bytes
+                return ("storage", self._g("torch.storage", "UntypedStorage"), obj.key, _location(obj.device),
+                        obj.storage.nbytes())
             return ("storage", self._g("torch", _STORAGE_NAMES[obj.dtype]), obj.key, _location(obj.device),
                     obj.storage.nbytes() // obj.dtype.itemsize)
         return None
@@ -236,6 +246,16 @@ def _rebuild_tensor_v2(storage: TypedStorage, storage_offset: int, size: tuple, 
     # A fresh leaf over the loaded storage (torch does `tensor.set_(storage, offset, size, stride)`).
     impl = typed_impl(storage._untyped_storage._impl, storage.dtype)
     t = Tensor._make(impl, tuple(size), tuple(stride), storage_offset, storage.dtype, storage.device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_tensor_v3(storage: TypedStorage, storage_offset: int, size: tuple, stride: tuple,
+                       requires_grad: bool, backward_hooks: Any, dtype: Any, metadata: Any = None) -> Tensor:
+    # an UntypedStorage's bytes seen as `dtype` (the dtypes without a typed storage: uint16, ...)
+    impl = typed_impl(storage._untyped_storage._impl, dtype)
+    t = Tensor._make(impl, tuple(size), tuple(stride), storage_offset, dtype, storage.device)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -311,6 +331,7 @@ def _torch_globals() -> dict[tuple[str, str], Any]:
         ("collections", "OrderedDict"): collections.OrderedDict,
         ("collections", "Counter"): collections.Counter,
         ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+        ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
         ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
         ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
         ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type_v2,
@@ -516,8 +537,9 @@ def _load(fh: IO[bytes], map_location: Any, weights_only: bool, pickle_load_args
             if not isinstance(storage_type, _StorageType):
                 raise pickle.UnpicklingError(f"jtorch.load: unsupported storage type {storage_type!r}")
             dtype = storage_type.dtype
-            arr = np.frombuffer(zf.read(f"{prefix}data/{key}"), dtype=dtype.numpy.newbyteorder(">" if big else "<"))
-            arr = arr.astype(dtype.numpy, copy=True)  # writable, native byte order
+            np_type = np.dtype(np.uint16) if dtype is _dt.bfloat16 else dtype.numpy  # bfloat16: its bit patterns
+            arr = np.frombuffer(zf.read(f"{prefix}data/{key}"), dtype=np_type.newbyteorder(">" if big else "<"))
+            arr = arr.astype(np_type, copy=True)  # writable, native byte order
             base = jtorch.from_numpy(arr)
             if callable(map_location) and not isinstance(map_location, (dict, jtorch.device)):
                 moved = map_location(base, location)

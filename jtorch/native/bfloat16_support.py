@@ -22,6 +22,17 @@ VIA_FLOAT32 = frozenset((
     "_cummin_helper", "isin", "put_", "put", "index_copy", "index_copy_",
     "masked_scatter", "masked_scatter_", "_index_put_impl_", "index_put", "index_put_", "take", "gather",
     "masked_fill", "masked_fill_", "masked_select", "nonzero", "count_nonzero", "flip", "roll", "trace",
+    # nn kernels (im2col for convolutions, pooling, losses) and the softmax backwards
+    "im2col", "col2im", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+    "avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "nll_loss_forward", "nll_loss_backward",
+    "_softmax_backward_data", "_log_softmax_backward_data",
+))
+
+
+# on CUDA also the products (the CPU's BLAS path computes bfloat16 in float32 itself) and index_select
+CUDA_VIA_FLOAT32 = VIA_FLOAT32 | frozenset((
+    "mm", "addmm", "addmm_", "bmm", "baddbmm", "baddbmm_", "mv", "addmv", "addmv_", "dot", "vdot", "index_select",
 ))
 
 
@@ -34,11 +45,9 @@ def _to(a: Any, dtype: _dt.dtype) -> Any:
 
 
 def via_float32(name: str, kernel: Callable, writes: tuple[str, ...]) -> Callable:
-    """`kernel` (the CPU kernel of aten::<name>) with bfloat16 tensor arguments given as float32
+    """`kernel` (a CPU or CUDA kernel of aten::<name>) with bfloat16 tensor arguments given as float32
     copies; float32 results come back as bfloat16, and the arguments it writes (`writes`: the
     schema's mutable argument names, or positions as strings) get the rounded values."""
-    if name.partition(".")[0] not in VIA_FLOAT32:
-        return kernel
 
     def run(*args: Any, **kwargs: Any) -> Any:
         if not (any(_is_bf16(a) or (isinstance(a, (list, tuple)) and any(_is_bf16(x) for x in a))

@@ -28,10 +28,19 @@ from ..backends import by_device_type
 from ..device import CPU
 from ..kernels import scalar_binary as s
 from ..promotion import result_type, result_type_many
-from ..scalar import TYPE_META_NAME, DoubleScalar, as_scalar, checked_scalar, not_implemented
+from ..scalar import (
+    TYPE_META_NAME,
+    DoubleScalar,
+    as_scalar,
+    checked_scalar,
+    float32_to_bfloat16_bits,
+    not_implemented,
+)
 from ..structured.tensor_iterator import (
     BINARY_FLOAT_OP,
+    BINARY_FLOAT_OP_EXACT_SCALARS,
     BINARY_OP,
+    BINARY_OP_EXACT_SCALARS,
     COMPARISON_OP,
     OUT,
     SCALAR_TYPE_NAME,
@@ -86,8 +95,12 @@ def _to_dtype(t: Tensor, dtype: _dt.dtype) -> Tensor:
     if t.dtype is dtype:
         return t
     if not t._size and t._device is CPU:
-        v = as_scalar(dtype.numpy.type, t._storage.read(t._offset))
-        r = Tensor._make(by_device_type["cpu"].storage_from_numpy(np.array([v], dtype.numpy)), (), (), 0, dtype, CPU)
+        v = t._storage.read(t._offset)
+        if dtype is _dt.bfloat16:  # through float, stored as its bit pattern
+            arr = float32_to_bfloat16_bits(np.array([v], np.float32)).view(dtype.numpy)
+        else:
+            arr = np.array([as_scalar(dtype.numpy.type, v)], dtype.numpy)
+        r = Tensor._make(by_device_type["cpu"].storage_from_numpy(arr), (), (), 0, dtype, CPU)
         r._is_wrapped_number = t._is_wrapped_number
         return r
     return _cast(t, dtype)
@@ -141,15 +154,23 @@ def _sub_check(tensors: list, extras: dict, mode: int, provided: Tensor | None) 
     return tensors
 
 
+def _add_alpha_check(dtype: _dt.dtype, extras: dict) -> None:
+    """alpha_check; a float16/bfloat16 add reads alpha as its own dtype (the ufunc's alpha.to<scalar_t>())."""
+    alpha_check(dtype, extras)
+    alpha = extras["alpha"]
+    if dtype in _dt.reduced_floats and isinstance(alpha, float):
+        extras["alpha"] = float(checked_scalar(dtype, alpha))
+
+
 add = elementwise("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
                   functional="add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
                   inplace="add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-                  config=BINARY_OP, scalar=s.add, check=alpha_check, dunder="__add__ __radd__",
+                  config=BINARY_OP, scalar=s.add, check=_add_alpha_check, dunder="__add__ __radd__",
                   inplace_dunder="__iadd__")
 sub = elementwise("sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
                   functional="sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
                   inplace="sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-                  config=BINARY_OP, scalar=s.sub, prepare=_sub_check, check=alpha_check, dunder="__sub__",
+                  config=BINARY_OP, scalar=s.sub, prepare=_sub_check, check=_add_alpha_check, dunder="__sub__",
                   inplace_dunder="__isub__")
 reflect_dunder("__rsub__", "rsub")
 _alias(sub, "subtract")
@@ -169,7 +190,7 @@ def rsub_scalar(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
 mul = elementwise("mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
                   functional="mul.Tensor(Tensor self, Tensor other) -> Tensor",
                   inplace="mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-                  config=BINARY_OP, scalar=s.mul, dunder="__mul__ __rmul__", inplace_dunder="__imul__")
+                  config=BINARY_OP_EXACT_SCALARS, scalar=s.mul, dunder="__mul__ __rmul__", inplace_dunder="__imul__")
 _alias(mul, "multiply")
 
 
@@ -178,9 +199,9 @@ def _div_mode_config(extras: dict) -> TensorIteratorConfig:
     """div.Tensor_mode's meta: true division promotes integers to float, trunc and floor don't."""
     mode = extras["rounding_mode"]
     if mode is None:
-        return BINARY_FLOAT_OP
+        return BINARY_FLOAT_OP_EXACT_SCALARS
     if mode in ("trunc", "floor"):
-        return BINARY_OP
+        return BINARY_OP_EXACT_SCALARS
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
 
 
@@ -195,7 +216,7 @@ def _div_mode_dispatch(dtype: _dt.dtype, extras: dict) -> None:
         (_div_trunc_dispatch if mode == "trunc" else _div_floor_dispatch)(dtype, extras)
 
 
-div = _binary("div", s.div, BINARY_FLOAT_OP, overload="Tensor", inplace_overload="Tensor",
+div = _binary("div", s.div, BINARY_FLOAT_OP_EXACT_SCALARS, overload="Tensor", inplace_overload="Tensor",
               dunder="__truediv__ __div__", inplace_dunder="__itruediv__ __idiv__")
 div_mode = elementwise(
     "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)",

@@ -272,7 +272,11 @@ def rebuild_tensor(values: np.ndarray | None, size: tuple, dtype_name: str, devi
     if values is None:
         t = empty.op(tuple(size), dtype=dtype, device=dev)
     else:
-        t = tensor_from_numpy(values)
+        if dtype is _dt.bfloat16:  # its bit patterns, seen as bfloat16 again
+            t = tensor_from_numpy(np.ascontiguousarray(values).view(np.uint16))
+            t = Tensor._make(t._storage.reinterpret(dtype), t._size, t._stride, t._offset, dtype, t._device)
+        else:
+            t = tensor_from_numpy(values)
         if dev.type != "cpu":
             t = dispatch_to(t, dev, None, False, False, None)
     t.requires_grad = requires_grad

@@ -206,8 +206,9 @@ def arange_start_out_kernel(start: Any, end: Any, step: Any = 1, *, out: Tensor)
 
 def _device_range(out: Tensor, kind: str) -> Any:
     """The backend's `arange` / `linspace` method when it computes range values on its device
-    (CUDA), else None: the host computes them as below."""
-    if out._device.type == "cpu":
+    (CUDA), else None: the host computes them as below (bfloat16 too: the device kernels have no
+    bfloat16 stores)."""
+    if out._device.type == "cpu" or out.dtype is _dt.bfloat16:
         return None
     b = _backend(out._device.type)
     return getattr(b, kind) if b.implements(kind) else None
@@ -246,12 +247,12 @@ def _linspace_values(start: Any, end: Any, steps: int, d: _dt.dtype) -> np.ndarr
         if d in _dt.reduced_floats:  # c10::Half/BFloat16 operators: each computed in float and rounded
             f = np.float32
 
-            def r(x: Any) -> np.ndarray:  # float -> the dtype -> float
+            def rnd(x: Any) -> np.ndarray:  # float -> the dtype -> float
                 return _as_values(_stored(np.asarray(x, f), d))
 
-            step = r(f(e - s) / r(f(steps - 1)))  # static_cast<T>(int64): through float
-            a = _stored(f(s) + r(step * r(lo.astype(f))), d)
-            b = _stored(f(e) - r(step * r(hi.astype(f))), d)
+            step_r = rnd(f(e - s) / rnd(f(steps - 1)))  # static_cast<T>(int64): through float
+            a = _stored(f(s) + rnd(step_r * rnd(lo.astype(f))), d)
+            b = _stored(f(e) - rnd(step_r * rnd(hi.astype(f))), d)
             return np.concatenate([a, b])
         if d.is_complex:  # complex / and * by an integer scale both parts: one fma per part
             r = d.to_real()

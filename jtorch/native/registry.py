@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from ..dispatcher import registration_site, singleton
 from ..library import Library
 from ..schema import FunctionSchema, SchemaKind
-from .bfloat16_support import VIA_FLOAT32, via_float32
+from .bfloat16_support import CUDA_VIA_FLOAT32, VIA_FLOAT32, via_float32
 from .unsigned_support import refusing_kernel
 
 aten_lib = Library("aten", "DEF")
@@ -278,6 +278,8 @@ def _register_impl(nf: NativeFunction, key: str, fn: Callable, site: str | None,
         fn = refusing_kernel(nf.name, fn)
         if nf.base_name in VIA_FLOAT32:
             fn = via_float32(nf.name, fn, _written(nf))
+    elif key == "CUDA" and nf.base_name in CUDA_VIA_FLOAT32:
+        fn = via_float32(nf.name, fn, _written(nf))
     _impl_lib(key).impl(nf.name, fn, key, _raw_keyset=raw_keyset, _site=site)
 
 

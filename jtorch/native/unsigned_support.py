@@ -18,7 +18,7 @@ from typing import Any
 from .. import dtypes as _dt
 from ..scalar import not_implemented
 
-_DIV_MODES = {"floor": "div_floor_cpu", "trunc": "div_trunc_cpu"}
+_DIV_MODES: dict[Any, str] = {"floor": "div_floor_cpu", "trunc": "div_trunc_cpu"}
 
 ELEMENTWISE: dict[str, str | Callable[[dict], str | None]] = {
     "add": "add_stub", "sub": "add_stub", "rsub": "add_stub",
@@ -114,7 +114,7 @@ CONDITIONAL: dict[str, tuple[str, Callable[..., bool]]] = {
 def refusing_kernel(name: str, kernel: Callable) -> Callable:
     """`kernel` (a CPU backend kernel of aten::<name>, "max.dim" say), refusing uint16..64 as torch's does."""
     base = name.partition(".")[0]
-    stub = OPERATORS[name] if name in OPERATORS else OPERATORS.get(base)
+    stub = OPERATORS[name] if name in OPERATORS else OPERATORS.get(base, OPERATORS.get(base.rstrip("_")))
     cond = CONDITIONAL.get(base)
     if stub is None and cond is None:
         return kernel
@@ -131,10 +131,12 @@ def refusing_kernel(name: str, kernel: Callable) -> Callable:
 
         return refusing_if
 
+    kernel_name: str = stub or ""
+
     def refusing(*args: Any, **kwargs: Any) -> Any:
         d = _first_tensor_dtype(args, kwargs)
         if d in limited:
-            raise not_implemented(stub, d)
+            raise not_implemented(kernel_name, d)
         return kernel(*args, **kwargs)
 
     return refusing

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..device import device
 from ..geometry import (
@@ -31,7 +33,7 @@ from ..geometry import (
 from ..memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 from ..promotion import can_cast, result_type_many
 from ..scalar import SCALAR_TYPE_NAME as SCALAR_TYPE_NAME  # re-exported for the operator families
-from ..scalar import as_scalar
+from ..scalar import as_scalar, bfloat16_round
 from ..tensor import Tensor, new_storage
 
 # the wrapper modes, re-exported for the operator families that build iterators
@@ -46,13 +48,14 @@ class TensorIteratorConfig:
 
     __slots__ = ("check_all_same_dtype", "promote_inputs_to_common_dtype", "promote_integer_inputs_to_float",
                  "cast_common_dtype_to_outputs", "enforce_safe_casting_to_output", "static_dtype",
-                 "check_mem_overlap", "resize_outputs", "allow_cpu_scalars", "is_reduction")
+                 "check_mem_overlap", "resize_outputs", "allow_cpu_scalars", "is_reduction",
+                 "exact_cpu_scalars")
 
     def __init__(self, *, check_all_same_dtype: bool = True, promote_inputs_to_common_dtype: bool = False,
                  promote_integer_inputs_to_float: bool = False, cast_common_dtype_to_outputs: bool = False,
                  enforce_safe_casting_to_output: bool = False, static_dtype: _dt.dtype | None = None,
                  check_mem_overlap: bool = True, resize_outputs: bool = True, allow_cpu_scalars: bool = True,
-                 is_reduction: bool = False) -> None:
+                 is_reduction: bool = False, exact_cpu_scalars: bool = False) -> None:
         self.check_all_same_dtype = check_all_same_dtype
         self.promote_inputs_to_common_dtype = promote_inputs_to_common_dtype
         self.promote_integer_inputs_to_float = promote_integer_inputs_to_float
@@ -63,6 +66,10 @@ class TensorIteratorConfig:
         self.resize_outputs = resize_outputs
         self.allow_cpu_scalars = allow_cpu_scalars
         self.is_reduction = is_reduction
+        # A CPU scalar of a float16/bfloat16 computation is read in float32 as given (mul, div read
+        # iter.original_scalar_value<opmath_t>), not first rounded to the common dtype as other
+        # kernels read it (TensorIterator converted it to the common dtype).
+        self.exact_cpu_scalars = exact_cpu_scalars
 
 
 # The configurations of PyTorch's build_*_op helpers.
@@ -73,6 +80,13 @@ BINARY_FLOAT_OP = TensorIteratorConfig(check_all_same_dtype=False, promote_input
                                        enforce_safe_casting_to_output=True)
 COMPARISON_OP = TensorIteratorConfig(check_all_same_dtype=False, promote_inputs_to_common_dtype=True,
                                      static_dtype=_dt.bool)
+# mul and div: their CPU kernels read a float16/bfloat16 computation's scalar operand unrounded
+BINARY_OP_EXACT_SCALARS = TensorIteratorConfig(check_all_same_dtype=False, promote_inputs_to_common_dtype=True,
+                                               cast_common_dtype_to_outputs=True, enforce_safe_casting_to_output=True,
+                                               exact_cpu_scalars=True)
+BINARY_FLOAT_OP_EXACT_SCALARS = TensorIteratorConfig(
+    check_all_same_dtype=False, promote_inputs_to_common_dtype=True, promote_integer_inputs_to_float=True,
+    cast_common_dtype_to_outputs=True, enforce_safe_casting_to_output=True, exact_cpu_scalars=True)
 UNARY_OP = TensorIteratorConfig(check_all_same_dtype=True)
 UNARY_FLOAT_OP = BINARY_FLOAT_OP
 UNARY_FORCE_BOOL_OP = TensorIteratorConfig(check_all_same_dtype=False, static_dtype=_dt.bool)
@@ -294,7 +308,10 @@ class TensorIterator(MetaBase):
         for o in ops[nout:]:
             t = o.tensor
             if is_cpu_scalar(config, t) and (len(ops) - nout > 1 or t._size == self.shape):
-                o.scalar = _as_scalar(np_type, _read_scalar(t))
+                v = _read_scalar(t)
+                if common is not compute and common in _dt.reduced_floats and not config.exact_cpu_scalars:
+                    v = _round_to_reduced(v, common)
+                o.scalar = _as_scalar(np_type, v)
             elif t.dtype is not compute and (config.promote_inputs_to_common_dtype or common is not compute):
                 o.tensor = _cast(t, compute)
 
@@ -430,6 +447,14 @@ def _empty_like_strided(t: Tensor, dtype: _dt.dtype) -> Tensor:
 
 
 _as_scalar = as_scalar
+
+
+def _round_to_reduced(v: Any, d: _dt.dtype) -> Any:
+    """A CPU scalar converted to float16/bfloat16 (through float, as c10's conversions), as a float32."""
+    if isinstance(v, (complex, np.complexfloating)):
+        return v
+    f = np.float32(v)
+    return np.float32(np.float16(f)) if d is _dt.float16 else bfloat16_round(f)
 
 
 def _read_scalar(t: Tensor) -> Any:

@@ -75,11 +75,14 @@ class CUDAStorage(Storage):
             data = _typed(block, n, self._np)
             device_copy(data[:self._numel], self.data)
             if driver.SIMULATED:
-                data[self._numel:] = 0
+                data[self._numel:] = np.zeros(1, self._np)[0]  # zero bits (bfloat16's opaque type takes no int)
             self.block, self.data, self._numel = block, data, n
 
     def read(self, offset: int) -> Any:
-        return self.copy_to_host(offset, 1)[0]
+        v = self.copy_to_host(offset, 1)
+        if v.dtype.kind == "V":  # bfloat16: its value as a float32
+            return (v.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)[0]
+        return v[0]
 
     def copy_to_host(self, offset: int, numel: int) -> np.ndarray:
         part = self.data[offset:offset + numel]
