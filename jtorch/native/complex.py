@@ -109,8 +109,10 @@ def view_as_real(self: Tensor) -> Tensor:
     size = self._size + (2,)
     stride = tuple(s * 2 for s in self._stride) + (1,)
     base = self._base
-    return _make(_reinterpret(self, real), size, stride, self._offset * 2, real, self._device, self._vc,
-                 self if base is None else base)
+    out = _make(_reinterpret(self, real), size, stride, self._offset * 2, real, self._device, self._vc,
+                self if base is None else base)
+    out._key_set |= self._key_set & NEG_BIT  # a negative view stays one
+    return out
 
 
 _TO_COMPLEX = {_dt.float32: _dt.complex64, _dt.float64: _dt.complex128}
@@ -135,8 +137,10 @@ def view_as_complex(self: Tensor) -> Tensor:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     cplx = _TO_COMPLEX[self.dtype]
     base = self._base
-    return _make(_reinterpret(self, cplx), size[:-1], tuple(s // 2 for s in stride[:-1]), self._offset // 2, cplx,
-                 self._device, self._vc, self if base is None else base)
+    out = _make(_reinterpret(self, cplx), size[:-1], tuple(s // 2 for s in stride[:-1]), self._offset // 2, cplx,
+                self._device, self._vc, self if base is None else base)
+    out._key_set |= self._key_set & NEG_BIT
+    return out
 
 
 # ---- real, imag (views through view_as_real; CompositeImplicitAutograd as in torch: SelectBackward0) -----

@@ -156,12 +156,21 @@ _lib = Library("_", "IMPL")
 _lib.fallback(conjugate_fallback, "Conjugate", with_keyset=True)
 _lib.fallback(negative_fallback, "Negative", with_keyset=True)
 
-# What ATen registers as a fallthrough at the keys (besides the views, which pass on their own):
-# the queries of the bits and the operators whose kernels read only the metadata.
+# What ATen registers as a fallthrough at both keys (MathBitFallThroughLists.h): the views, whose kernels
+# carry the bits over, and the operators that read only metadata. copy_, clone, mm and the other BLAS
+# operators that ATen's kernels resolve themselves go through the fallback here (jtorch's kernels read
+# storages as they are). is_conj / is_neg pass too: jtorch's bindings reach them through the dispatcher.
+_FALLTHROUGH = (
+    "as_strided", "detach", "diagonal", "expand", "expand_as", "movedim.int", "movedim.intlist", "narrow",
+    "permute", "select.int", "squeeze", "t", "transpose.int", "unbind.int", "unfold", "unsqueeze", "view",
+    "view_as", "alias", "_conj", "conj", "resolve_conj", "resolve_neg", "split.Tensor", "split_with_sizes",
+    "chunk", "reshape", "unflatten.int", "real", "imag", "view_as_real", "_unsafe_view", "swapaxes", "swapdims",
+    "empty_like", "empty_strided", "full_like", "is_complex", "is_floating_point", "requires_grad_",
+    "is_conj", "is_neg",
+)
 _aten = Library("aten", "IMPL")
 for _key in ("Conjugate", "Negative"):
-    for _name in ("is_conj", "is_neg", "empty_like", "empty_strided", "full_like", "is_complex",
-                  "is_floating_point", "requires_grad_"):
+    for _name in _FALLTHROUGH:
         try:
             _aten.impl(_name, fallthrough_kernel, _key)
         except (RuntimeError, KeyError):  # an operator jtorch does not declare
