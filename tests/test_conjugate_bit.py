@@ -67,6 +67,11 @@ def assert_same(fn):
     lambda T: T.tensor(A)._neg_view().conj(),
     lambda T: T.tensor(A.real.copy()).conj(),
     lambda T: T.view_as_real(T.tensor(A).conj()),
+    lambda T: T.view_as_real(T.tensor(A)._neg_view()),
+    lambda T: T.tensor(A)._neg_view().unfold(1, 2, 1),
+    lambda T: T.tensor(A).conj().split(1, 1)[2],
+    lambda T: T.tensor(A).conj().mT.flatten(),
+    lambda T: T.tensor(A).conj().movedim(0, 1).unflatten(0, (3, 1)),
 ], ids=lambda f: "")
 def test_bits_and_values(fn):
     assert_same(fn)
@@ -89,6 +94,19 @@ def test_bits_and_values(fn):
 ], ids=lambda f: "")
 def test_operators_see_the_conjugate(fn):
     assert_same(fn)
+
+
+def test_in_inference_mode():
+    got = []
+    for T in (jtorch, torch):
+        with T.inference_mode():
+            z = T.tensor(A)
+            c = z.conj()
+            c.mul_(2j)
+            got.append((bool(c.is_conj()), bool(c.reshape(-1).is_conj()), (c + 1).numpy(), z.numpy()))
+    assert got[0][:2] == got[1][:2]
+    for a, b in zip(got[0][2:], got[1][2:]):
+        np.testing.assert_allclose(a, b)
 
 
 def test_item_tolist_and_printing():

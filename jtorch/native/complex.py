@@ -21,7 +21,7 @@ from ..scalar import SCALAR_TYPE_NAME
 from ..structured.tensor_iterator import OUT, UNARY_OP, TensorIteratorConfig
 from ..tensor import Tensor
 from .elementwise import elementwise
-from .math_bits import CONJ_BIT, NEG_BIT
+from .math_bits import CONJ_BIT, NEG_BIT, register
 from .registry import by_name, composite_explicit_autograd, composite_implicit_autograd, declare
 
 _make = Tensor._make
@@ -44,6 +44,7 @@ def _bit_view(self: Tensor, bit: int) -> Tensor:
     """alias() with `bit` flipped (ATen's _conj and _neg_view: self.alias() then _set_conj / _set_neg)."""
     from .views import _view
 
+    register()
     out = _view(self, self._size, self._stride, self._offset)
     out._key_set ^= bit
     return out

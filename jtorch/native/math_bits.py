@@ -20,7 +20,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..keyset import NUM_BACKENDS, DispatchKey, after_ADInplaceOrView_keyset, key_repr
-from ..library import Library, fallthrough_kernel
 from ..tensor import Tensor
 
 CONJ_BIT = key_repr(DispatchKey.Conjugate)
@@ -152,10 +151,6 @@ class _Fallback:
 conjugate_fallback: Callable[..., Any] = _Fallback(DispatchKey.Conjugate, CONJ_BIT, "Conjugate")
 negative_fallback: Callable[..., Any] = _Fallback(DispatchKey.Negative, NEG_BIT, "Negative")
 
-_lib = Library("_", "IMPL")
-_lib.fallback(conjugate_fallback, "Conjugate", with_keyset=True)
-_lib.fallback(negative_fallback, "Negative", with_keyset=True)
-
 # What ATen registers as a fallthrough at both keys (MathBitFallThroughLists.h): the views, whose kernels
 # carry the bits over, and the operators that read only metadata. copy_, clone, mm and the other BLAS
 # operators that ATen's kernels resolve themselves go through the fallback here (jtorch's kernels read
@@ -168,10 +163,23 @@ _FALLTHROUGH = (
     "empty_like", "empty_strided", "full_like", "is_complex", "is_floating_point", "requires_grad_",
     "is_conj", "is_neg",
 )
-_aten = Library("aten", "IMPL")
-for _key in ("Conjugate", "Negative"):
-    for _name in _FALLTHROUGH:
-        try:
-            _aten.impl(_name, fallthrough_kernel, _key)
-        except (RuntimeError, KeyError):  # an operator jtorch does not declare
-            pass
+_registered: list[Any] = []
+
+
+def register() -> None:
+    """Register the fallbacks and fallthroughs (once, when the first tensor with a bit is made: nothing
+    carries the keys before, and `import jtorch` stays quick)."""
+    if _registered:
+        return
+    from ..library import Library, fallthrough_kernel
+
+    lib, aten = Library("_", "IMPL"), Library("aten", "IMPL")
+    _registered.extend((lib, aten))  # a Library undoes its registrations when collected
+    lib.fallback(conjugate_fallback, "Conjugate", with_keyset=True)
+    lib.fallback(negative_fallback, "Negative", with_keyset=True)
+    for key in ("Conjugate", "Negative"):
+        for name in _FALLTHROUGH:
+            try:
+                aten.impl(name, fallthrough_kernel, key)
+            except (RuntimeError, KeyError):  # an operator jtorch does not declare
+                pass
