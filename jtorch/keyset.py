@@ -29,6 +29,8 @@ _FUNCTIONALITY = [
     ("Dense", True),
     ("BackendSelect", False),
     ("Python", False),
+    ("Conjugate", False),  # the conjugate and negative bits (math_bits fallback)
+    ("Negative", False),
     ("ADInplaceOrView", False),
     ("AutogradOther", False),
     ("AutogradFunctionality", True),
@@ -70,25 +72,27 @@ if TYPE_CHECKING:
         Dense = 1
         BackendSelect = 2
         Python = 3
-        ADInplaceOrView = 4
-        AutogradOther = 5
-        AutogradFunctionality = 6
-        AutocastCPU = 7
-        AutocastCUDA = 8
-        EndOfFunctionalityKeys = 9
-        StartOfDenseBackends = 10
-        CPU = 11
-        CUDA = 12
-        PrivateUse1 = 13
-        Meta = 14
-        StartOfAutogradFunctionalityBackends = 15
-        AutogradCPU = 16
-        AutogradCUDA = 17
-        AutogradPrivateUse1 = 18
-        AutogradMeta = 19
-        Autograd = 20
-        CompositeImplicitAutograd = 21
-        CompositeExplicitAutograd = 22
+        Conjugate = 4
+        Negative = 5
+        ADInplaceOrView = 6
+        AutogradOther = 7
+        AutogradFunctionality = 8
+        AutocastCPU = 9
+        AutocastCUDA = 10
+        EndOfFunctionalityKeys = 11
+        StartOfDenseBackends = 12
+        CPU = 13
+        CUDA = 14
+        PrivateUse1 = 15
+        Meta = 16
+        StartOfAutogradFunctionalityBackends = 17
+        AutogradCPU = 18
+        AutogradCUDA = 19
+        AutogradPrivateUse1 = 20
+        AutogradMeta = 21
+        Autograd = 22
+        CompositeImplicitAutograd = 23
+        CompositeExplicitAutograd = 24
 
 else:
     DispatchKey = enum.IntEnum("DispatchKey", _enum_members(), module=__name__)

@@ -25,6 +25,7 @@ from .storage import Storage, UntypedStorage, new_storage  # noqa: F401  (new_st
 
 _AD_INPLACE_OR_VIEW_BIT = key_repr(DispatchKey.ADInplaceOrView)
 _NOT_AUTOGRAD = ~int(autograd_dispatch_keyset_with_ADInplaceOrView)
+_MATH_BITS = key_repr(DispatchKey.Conjugate) | key_repr(DispatchKey.Negative)  # native/math_bits.py
 _tls = _tls_module.local
 
 
@@ -377,7 +378,9 @@ class Tensor(_TensorBase):
         self.dtype, self._device, self._key_set = new.dtype, new._device, new._key_set
 
     def detach(self) -> Tensor:
-        return Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, self._vc)
+        t = Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, self._vc)
+        t._key_set |= self._key_set & _MATH_BITS  # detach keeps the conjugate and negative bits
+        return t
 
     def detach_(self) -> Tensor:
         if self._base is not None:

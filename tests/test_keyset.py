@@ -37,12 +37,12 @@ BACKENDS = [BackendComponent.CPU, BackendComponent.CUDA, BackendComponent.Privat
 # The runtime keys in PyTorch's iteration order (DispatchKeySet(FULL)), written out by hand.
 FULL_ORDER = [
     "CPU", "CUDA", "PrivateUse1", "Meta",
-    "BackendSelect", "Python", "ADInplaceOrView", "AutogradOther",
+    "BackendSelect", "Python", "Conjugate", "Negative", "ADInplaceOrView", "AutogradOther",
     "AutogradCPU", "AutogradCUDA", "AutogradPrivateUse1", "AutogradMeta",
     "AutocastCPU", "AutocastCUDA",
 ]
 RUNTIME = [DK[n] for n in FULL_ORDER]
-FUNCTIONALITY = ["Dense", "BackendSelect", "Python", "ADInplaceOrView", "AutogradOther",
+FUNCTIONALITY = ["Dense", "BackendSelect", "Python", "Conjugate", "Negative", "ADInplaceOrView", "AutogradOther",
                  "AutogradFunctionality", "AutocastCPU", "AutocastCUDA"]
 PER_BACKEND = {"Dense": "", "AutogradFunctionality": "Autograd"}
 
@@ -254,8 +254,8 @@ def _independent_index(raw: int) -> int:
 
 def test_table_index_for_every_runtime_key():
     expected = {"Undefined": 0, "CPU": 1, "CUDA": 2, "PrivateUse1": 3, "Meta": 4, "BackendSelect": 5,
-                "Python": 6, "ADInplaceOrView": 7, "AutogradOther": 8, "AutogradCPU": 9, "AutogradCUDA": 10,
-                "AutogradPrivateUse1": 11, "AutogradMeta": 12, "AutocastCPU": 13, "AutocastCUDA": 14}
+                "Python": 6, "Conjugate": 7, "Negative": 8, "ADInplaceOrView": 9, "AutogradOther": 10, "AutogradCPU": 11,
+                "AutogradCUDA": 12, "AutogradPrivateUse1": 13, "AutogradMeta": 14, "AutocastCPU": 15, "AutocastCUDA": 16}
     seen = {}
     for k in [DK.Undefined] + RUNTIME:
         i = table_index_for_key(k)
@@ -285,7 +285,7 @@ def test_table_index_of_any_set_is_its_highest_key(raw):
 
 def test_num_runtime_entries_formula():
     assert NUM_PER_BACKEND_FUNCTIONALITY == 2
-    assert NUM_RUNTIME_ENTRIES == NUM_FUNCTIONALITY_KEYS + NUM_PER_BACKEND_FUNCTIONALITY * (NUM_BACKENDS - 1) == 15
+    assert NUM_RUNTIME_ENTRIES == NUM_FUNCTIONALITY_KEYS + NUM_PER_BACKEND_FUNCTIONALITY * (NUM_BACKENDS - 1) == 17
     assert NUM_RUNTIME_ENTRIES == len(RUNTIME_KEYS) == 1 + len(FULL_ORDER)
     last_off, last_mask = K.OFFSETS_AND_MASKS[-1]
     assert last_off + (NUM_BACKENDS if last_mask else 1) == NUM_RUNTIME_ENTRIES
@@ -334,9 +334,11 @@ def test_named_sets():
     assert int(K.autograd_dispatch_keyset) & FULL_BACKEND_MASK == 0  # no backend bits
     assert repr(K.autograd_dispatch_keyset) == "DispatchKeySet(AutogradOther)"
     assert K.autograd_dispatch_keyset_with_ADInplaceOrView == K.autograd_dispatch_keyset | ks("ADInplaceOrView")
-    assert repr(K.after_autograd_keyset) == "DispatchKeySet(CPU, CUDA, PrivateUse1, Meta, BackendSelect, Python, ADInplaceOrView)"
+    assert repr(K.after_autograd_keyset) == (
+        "DispatchKeySet(CPU, CUDA, PrivateUse1, Meta, BackendSelect, Python, Conjugate, Negative, ADInplaceOrView)")
     assert int(K.after_autograd_keyset) == func_bit(DK.AutogradOther) - 1  # FULL_AFTER(AutogradOther)
-    assert repr(K.after_ADInplaceOrView_keyset) == "DispatchKeySet(CPU, CUDA, PrivateUse1, Meta, BackendSelect, Python)"
+    assert repr(K.after_ADInplaceOrView_keyset) == (
+        "DispatchKeySet(CPU, CUDA, PrivateUse1, Meta, BackendSelect, Python, Conjugate, Negative)")
     assert int(K.after_ADInplaceOrView_keyset) == func_bit(DK.ADInplaceOrView) - 1
     assert repr(K.default_included_set) == "DispatchKeySet(BackendSelect, ADInplaceOrView)"
     assert repr(K.default_excluded_set) == "DispatchKeySet(AutocastCPU, AutocastCUDA)"

@@ -53,6 +53,7 @@ ENTRIES = [
     D("complex", real="aten.real.default(grad)", imag="aten.imag.default(grad)"),
     D("polar", **{"abs, angle": "polar_backward(grad, result)"}),  # type: ignore[arg-type]  # formulas only
     D("_conj", self="grad.conj()"),
+    D("_neg_view", self="grad.neg()"),
     D("_conj_physical", self="grad.conj_physical()"),
     D("conj_physical_", self="grad.conj_physical()"),
     D("_to_copy", self="to_copy_backward(grad, self.dtype, self.device)"),

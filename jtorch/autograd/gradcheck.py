@@ -53,7 +53,7 @@ def _numerical(func: Callable, inputs: tuple, i: int, eps: float) -> list[np.nda
                 else:
                     flat.fill_(v)
                 outs = _outputs(func, inputs)
-                return [o.detach().numpy().astype(np.float64).reshape(-1).copy() for o in outs]
+                return [o.detach().numpy(force=True).astype(np.float64).reshape(-1).copy() for o in outs]
 
             plus, minus = at(orig + eps), at(orig - eps)
             if x.dim():
@@ -85,7 +85,7 @@ def _analytical(output: Tensor, inputs: tuple, diff: list[int]) -> tuple[list[np
                 continue
             if gx.dtype != x.dtype:
                 types_ok = False
-            m[:, k] = gx.detach().numpy().astype(np.float64).reshape(-1)
+            m[:, k] = gx.detach().numpy(force=True).astype(np.float64).reshape(-1)
     return res, types_ok, sizes_ok
 
 

@@ -5,12 +5,10 @@ and torch's conjugate / negative bit queries.
 last dimension of 2 (real, imaginary); `real` and `imag` select from it, so `x.real.zero_()` and
 `x.imag += 1` change `x`, as in torch.
 
-conj: torch makes `x.conj()` of a complex tensor a lazy view that only sets a conjugate bit, which every
-kernel then honours when it reads the tensor. jtorch's kernels read storages as they are, so here the
-conjugate of a complex tensor is materialized (`_conj` computes it as conj_physical does). What a user
-sees of the values, dtypes and gradients (ConjBackward0) is torch's; what differs: `is_conj()` is always
-False, `resolve_conj` / `resolve_neg` return their input, and writing into `x.conj()` leaves `x` alone.
-For real dtypes conj returns the tensor itself, as in torch.
+conj: `x.conj()` of a complex tensor is a lazy view that sets the conjugate bit, and `_neg_view` one that
+sets the negative bit (math_bits.py holds the fallback that makes every operator honour them);
+`resolve_conj` / `resolve_neg` materialise, `conj_physical` always computes. For real dtypes conj
+returns the tensor itself, as in torch.
 """
 from __future__ import annotations
 
@@ -23,6 +21,7 @@ from ..scalar import SCALAR_TYPE_NAME
 from ..structured.tensor_iterator import OUT, UNARY_OP, TensorIteratorConfig
 from ..tensor import Tensor
 from .elementwise import elementwise
+from .math_bits import CONJ_BIT, NEG_BIT, register
 from .registry import by_name, composite_explicit_autograd, composite_implicit_autograd, declare
 
 _make = Tensor._make
@@ -41,10 +40,24 @@ def conj_physical(self: Tensor) -> Tensor:
     return conj_physical_family.functional.op(self) if self.dtype.is_complex else self
 
 
-# No alias annotation: the result is a new tensor (see the module doc), not a view of self.
-@composite_explicit_autograd("_conj(Tensor self) -> Tensor", variants="function, method")
+def _bit_view(self: Tensor, bit: int) -> Tensor:
+    """alias() with `bit` flipped (ATen's _conj and _neg_view: self.alias() then _set_conj / _set_neg)."""
+    from .views import _view
+
+    register()
+    out = _view(self, self._size, self._stride, self._offset)
+    out._key_set ^= bit
+    return out
+
+
+@composite_explicit_autograd("_conj(Tensor(a) self) -> Tensor(a)", variants="function, method")
 def _conj(self: Tensor) -> Tensor:
-    return conj_physical_family.functional.op(self)
+    return _bit_view(self, CONJ_BIT)
+
+
+@composite_explicit_autograd("_neg_view(Tensor(a) self) -> Tensor(a)", variants="function, method")
+def _neg_view(self: Tensor) -> Tensor:
+    return _bit_view(self, NEG_BIT)
 
 
 @composite_implicit_autograd("conj(Tensor(a) self) -> Tensor(a)", variants="function, method")
@@ -54,22 +67,22 @@ def conj(self: Tensor) -> Tensor:
 
 @composite_implicit_autograd("resolve_conj(Tensor(a) self) -> Tensor(a)", variants="function, method")
 def resolve_conj(self: Tensor) -> Tensor:
-    return self  # no tensor carries a conjugate bit
+    return by_name["clone"].op(self) if self._key_set & CONJ_BIT else self
 
 
 @composite_implicit_autograd("resolve_neg(Tensor(a) self) -> Tensor(a)", variants="function, method")
 def resolve_neg(self: Tensor) -> Tensor:
-    return self  # nor a negative bit
+    return by_name["clone"].op(self) if self._key_set & NEG_BIT else self
 
 
 @composite_implicit_autograd("is_conj(Tensor self) -> bool", variants="function, method")
 def is_conj(self: Tensor) -> bool:
-    return False
+    return bool(self._key_set & CONJ_BIT)
 
 
 @composite_implicit_autograd("is_neg(Tensor self) -> bool", variants="function, method")
 def is_neg(self: Tensor) -> bool:
-    return False
+    return bool(self._key_set & NEG_BIT)
 
 
 # ---- view_as_real, view_as_complex: the same storage seen in the other dtype ---------------------------
@@ -88,12 +101,19 @@ def _reinterpret(self: Tensor, dtype: _dt.dtype) -> Any:
 def view_as_real(self: Tensor) -> Tensor:
     if not self.dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if self._key_set & CONJ_BIT:
+        raise RuntimeError(
+            "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you can "
+            "view it as real, use self.resolve_conj(); however, be warned that the resulting tensor will NOT alias "
+            "the original.")
     real = self.dtype.to_real()
     size = self._size + (2,)
     stride = tuple(s * 2 for s in self._stride) + (1,)
     base = self._base
-    return _make(_reinterpret(self, real), size, stride, self._offset * 2, real, self._device, self._vc,
-                 self if base is None else base)
+    out = _make(_reinterpret(self, real), size, stride, self._offset * 2, real, self._device, self._vc,
+                self if base is None else base)
+    out._key_set |= self._key_set & NEG_BIT  # a negative view stays one
+    return out
 
 
 _TO_COMPLEX = {_dt.float32: _dt.complex64, _dt.float64: _dt.complex128}
@@ -118,8 +138,10 @@ def view_as_complex(self: Tensor) -> Tensor:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     cplx = _TO_COMPLEX[self.dtype]
     base = self._base
-    return _make(_reinterpret(self, cplx), size[:-1], tuple(s // 2 for s in stride[:-1]), self._offset // 2, cplx,
-                 self._device, self._vc, self if base is None else base)
+    out = _make(_reinterpret(self, cplx), size[:-1], tuple(s // 2 for s in stride[:-1]), self._offset // 2, cplx,
+                self._device, self._vc, self if base is None else base)
+    out._key_set |= self._key_set & NEG_BIT
+    return out
 
 
 # ---- real, imag (views through view_as_real; CompositeImplicitAutograd as in torch: SelectBackward0) -----
@@ -127,6 +149,8 @@ def view_as_complex(self: Tensor) -> Tensor:
 def real(self: Tensor) -> Tensor:
     if not self.dtype.is_complex:
         return self
+    if self._key_set & CONJ_BIT:  # the real part of conj(z) is z's
+        self = by_name["_conj"].op(self)
     return by_name["select.int"].op(view_as_real_nf.op(self), -1, 0)
 
 
@@ -134,6 +158,8 @@ def real(self: Tensor) -> Tensor:
 def imag(self: Tensor) -> Tensor:
     if not self.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if self._key_set & CONJ_BIT:  # the imaginary part of conj(z) is -imag(z): a negative view
+        return by_name["select.int"].op(by_name["_neg_view"].op(view_as_real_nf.op(by_name["_conj"].op(self))), -1, 1)
     return by_name["select.int"].op(view_as_real_nf.op(self), -1, 1)
 
 

@@ -16,6 +16,7 @@ from ..geometry import is_channels_last_strides_2d, is_channels_last_strides_3d
 from ..tensor import Tensor
 from .copy import clone, copy_into_new
 from .factories import empty_like_impl
+from .math_bits import MATH_BITS
 from .registry import declare
 
 _to_copy = declare(
@@ -122,7 +123,9 @@ def contiguous_kernel(self: Tensor, *, memory_format: Any = contiguous_format) -
 @detach.impl("CompositeExplicitAutograd")
 def detach_kernel(self: Tensor) -> Tensor:
     """Same storage and version counter, no autograd history, and not a view (`_base` is None)."""
-    return Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, self._vc)
+    out = Tensor._make(self._storage, self._size, self._stride, self._offset, self.dtype, self._device, self._vc)
+    out._key_set |= self._key_set & MATH_BITS  # detach keeps the conjugate and negative bits, as in torch
+    return out
 
 
 @detach_.impl("CompositeImplicitAutograd")

@@ -24,6 +24,7 @@ from ..tensor import Tensor
 from .conversion import is_nonzero, item, to_device, to_dtype, to_dtype_layout
 from .copy import clone
 from .factories import empty
+from .math_bits import CONJ_BIT, NEG_BIT, resolved_math_bits
 from .tensor_new import tensor_from_numpy, type_name
 
 
@@ -230,12 +231,18 @@ def numpy_method(self: Tensor, *, force: bool = False) -> np.ndarray:
                             "the tensor to host memory first.")
         if self.requires_grad and _grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._key_set & CONJ_BIT:
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
+                               "Use tensor.resolve_conj().numpy() instead.")
+        if self._key_set & NEG_BIT:
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. "
+                               "Use tensor.resolve_neg().numpy() instead.")
     if self.dtype is _dt.bfloat16:  # NumPy has no bfloat16 (aten_to_numpy_dtype)
         raise TypeError("Got unsupported ScalarType BFloat16")
     if not force:
         return numpy_view(self)
     t = self if self._device.type == "cpu" else dispatch_to(self, device("cpu"), None, False, False, None)
-    return numpy_view(t)
+    return numpy_view(resolved_math_bits(t))
 
 
 def _values(a: np.ndarray) -> np.ndarray:
@@ -246,7 +253,7 @@ def _values(a: np.ndarray) -> np.ndarray:
 def tolist_method(self: Tensor) -> Any:
     """tensor_to_list: nested Python lists of Python numbers (copied to the CPU first)."""
     t = self if self._device.type == "cpu" else dispatch_to(self, device("cpu"), None, False, False, None)
-    return _values(numpy_view(t)).tolist()
+    return _values(numpy_view(resolved_math_bits(t))).tolist()
 
 
 def cpu_method(self: Tensor, memory_format: Any = preserve_format) -> Tensor:
@@ -337,7 +344,7 @@ def repr_method(self: Tensor) -> str:
 
 def host_numpy(self: Tensor) -> np.ndarray:
     """The values as a NumPy array on the host (a view for CPU tensors; float32 values for bfloat16)."""
-    return _values(numpy_view(self if self._device.type == "cpu" else self.cpu()))
+    return _values(numpy_view(resolved_math_bits(self if self._device.type == "cpu" else self.cpu())))
 
 
 def array_method(self: Tensor, dtype: Any = None, copy: Any = None) -> np.ndarray:

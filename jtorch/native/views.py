@@ -26,6 +26,7 @@ from ..geometry import shape_str as _fmt
 from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
 from ..warn import user_stacklevel
+from .math_bits import MATH_BITS
 from .registry import by_name, declare
 
 _make = Tensor._make
@@ -36,8 +37,15 @@ _INT64_MAX = (1 << 63) - 1
 def _view(self: Tensor, size: tuple, stride: tuple, offset: int) -> Tensor:
     """The view of `self` with the given geometry (alias_with_sizes_and_strides + as_view)."""
     base = self._base
-    return _make(self._storage, size, stride, offset, self.dtype, self._device, self._vc,
-                 self if base is None else base)
+    t = _make(self._storage, size, stride, offset, self.dtype, self._device, self._vc, self if base is None else base)
+    t._key_set |= self._key_set & MATH_BITS  # a view of a conjugate (negative) view is one too
+    return t
+
+
+def _keep_bits(self: Tensor, t: Tensor) -> Tensor:
+    """A view keeps its input's conjugate and negative bits (the view is made from self's key set)."""
+    t._key_set |= self._key_set & MATH_BITS
+    return t
 
 
 def legacy_type_name(t: Tensor) -> str:
@@ -163,8 +171,8 @@ def view_kernel(self: Tensor, size: Sequence[int]) -> Tensor:
                 "across two contiguous subspaces). Use .reshape(...) instead.")
         stride = computed
     base = self._base
-    return _make(self._storage, shape, stride, self._offset, self.dtype, self._device, self._vc,
-                 self if base is None else base)
+    return _keep_bits(self, _make(self._storage, shape, stride, self._offset, self.dtype, self._device, self._vc,
+                 self if base is None else base))
 
 
 @view_dtype.impl("CompositeExplicitAutograd")
@@ -233,7 +241,7 @@ def unsafe_view_kernel(self: Tensor, size: Sequence[int]) -> Tensor:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension spans "
             "across two contiguous subspaces). Use .reshape(...) instead.")
-    return _make(self._storage, shape, stride, self._offset, self.dtype, self._device, self._vc, None)
+    return _keep_bits(self, _make(self._storage, shape, stride, self._offset, self.dtype, self._device, self._vc, None))
 
 
 @reshape.impl("CompositeImplicitAutograd")
@@ -324,13 +332,13 @@ def transpose_kernel(self: Tensor, dim0: int, dim1: int) -> Tensor:
         dim1 += m
     base = self._base
     if dim0 == dim1:
-        return _make(self._storage, size, self._stride, self._offset, self.dtype, self._device, self._vc,
-                     self if base is None else base)
+        return _keep_bits(self, _make(self._storage, size, self._stride, self._offset, self.dtype, self._device,
+                                      self._vc, self if base is None else base))
     sz, st = list(size), list(self._stride)
     sz[dim0], sz[dim1] = sz[dim1], sz[dim0]
     st[dim0], st[dim1] = st[dim1], st[dim0]
-    return _make(self._storage, tuple(sz), tuple(st), self._offset, self.dtype, self._device, self._vc,
-                 self if base is None else base)
+    return _keep_bits(self, _make(self._storage, tuple(sz), tuple(st), self._offset, self.dtype, self._device, self._vc,
+                 self if base is None else base))
 
 
 @swapaxes.impl("CompositeImplicitAutograd")
@@ -585,9 +593,9 @@ def select_kernel(self: Tensor, dim: int, index: int) -> Tensor:
         index += s
     stride = self._stride
     base = self._base
-    return _make(self._storage, size[:dim] + size[dim + 1:], stride[:dim] + stride[dim + 1:],
+    return _keep_bits(self, _make(self._storage, size[:dim] + size[dim + 1:], stride[:dim] + stride[dim + 1:],
                  self._offset + index * stride[dim], self.dtype, self._device, self._vc,
-                 self if base is None else base)
+                 self if base is None else base))
 
 
 @slice_op.impl("CompositeExplicitAutograd")
@@ -619,9 +627,9 @@ def slice_kernel(self: Tensor, dim: int = 0, start: int | None = None, end: int 
     stride = self._stride
     st = stride[dim]
     base = self._base
-    return _make(self._storage, size[:dim] + ((end - start + step - 1) // step,) + size[dim + 1:],
+    return _keep_bits(self, _make(self._storage, size[:dim] + ((end - start + step - 1) // step,) + size[dim + 1:],
                  stride[:dim] + (st * step,) + stride[dim + 1:], self._offset + start * st,
-                 self.dtype, self._device, self._vc, self if base is None else base)
+                 self.dtype, self._device, self._vc, self if base is None else base))
 
 
 def _narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
