@@ -4,7 +4,7 @@ in-place `cauchy_`, `log_normal_`, `geometric_`.
 
 Each kernel checks its arguments as ATen does. The samplers with per-element parameters draw
 through the backend's method of the same name (the CPU's and CUDA's share their algorithms:
-kernels/scalar_random.py); the rest compose as ATen composes them: multinomial without replacement
+kernels/common/samplers.py); the rest compose as ATen composes them: multinomial without replacement
 is the exponential race (`argmax`/`topk` of p / Exp(1)), dirichlet normalizes gamma samples, and
 the in-place samplers transform uniform or normal samples drawn in double.
 """

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import jtorch
-from jtorch.kernels import scalar_random as sr
+from jtorch.kernels.common import samplers as sr
 
 N = 2000
 

@@ -1,7 +1,7 @@
 """The CPU sampling kernels: Poisson, binomial and gamma samples, gamma's reparameterized gradient,
 multinomial draws with replacement, and randperm's shuffle, compiled by Numba.
 
-The samplers are kernels/scalar_random.py's (shared with CUDA), each element drawing from its own
+The samplers are kernels/common/samplers.py's (shared with CUDA), each element drawing from its own
 Philox stream keyed by 64 bits taken from the Generator's NumPy stream: one seed gives the same
 numbers whatever the number of threads, and the Generator moves on by one draw per launch.
 Elementwise samplers and multinomial's draws run in parallel over position chunks.
@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from .. import scalar_random as sr
+from ..common import samplers as sr
 from ..common.cache import enable_package_cache
 from ..common.multinomial import cumulative_rows
 from .chunk_clock import now_ns
@@ -26,7 +26,7 @@ _GRAIN = 4096  # a sample costs tens of ns: chunks of this many pay for a thread
 
 
 def _register(fn: Any) -> None:
-    """Make scalar_random's plain function callable from the kernels below."""
+    """Make samplers.py's plain function callable from the kernels below."""
     @overload(fn, jit_options={"error_model": "numpy"}, strict=False)
     def _impl(*args):
         return fn

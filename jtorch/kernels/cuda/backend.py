@@ -121,7 +121,7 @@ class CUDABackend(Backend):
 
         m.randperm(t, m._generator(generator), n)
 
-    # sampling with parameters: kernels/scalar_random.py's samplers, shared with the CPU
+    # sampling with parameters: kernels/common/samplers.py's samplers, shared with the CPU
     def multinomial_with_replacement(self, result: Any, generator: Any, probs: Any, n_sample: int) -> None:
         from . import random as m
         from . import sampling

@@ -1,5 +1,5 @@
 """The CUDA sampling kernels (the contract's poisson, binomial, standard_gamma, standard_gamma_grad,
-multinomial_with_replacement): kernels/scalar_random.py's samplers, shared with the CPU, one
+multinomial_with_replacement): kernels/common/samplers.py's samplers, shared with the CPU, one
 thread per element.
 
 Element i of a launch draws from the Philox stream (counter offset + i, key: the generator's seed),
@@ -16,7 +16,7 @@ from numba import cuda
 from numba.extending import overload
 
 from ... import dtypes as _dt
-from .. import scalar_random as sr
+from ..common import samplers as sr
 from ..common.multinomial import cumulative_rows
 from . import driver
 from .random import _take
@@ -26,7 +26,7 @@ POISSON, BINOMIAL, GAMMA, GAMMA_GRAD = 0, 1, 2, 3
 
 
 def _register(fn: Any) -> None:
-    """Make scalar_random's plain function callable from the kernels below (the simulator calls
+    """Make samplers.py's plain function callable from the kernels below (the simulator calls
     it as it is)."""
     @overload(fn, target="cuda")
     def _impl(*args):
