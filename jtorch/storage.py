@@ -106,8 +106,10 @@ class CPUStorage(Storage):
     def resize_(self, n: int) -> None:
         if n > self.data.shape[0]:
             new = cpu_buffer(n, self.data.dtype)
-            new[self.data.shape[0]:] = 0
-            new[: self.data.shape[0]] = self.data
+            old = self.data.nbytes
+            b = new.view(np.uint8)  # bytes: bfloat16's 2-byte void type takes no number
+            b[old:] = 0
+            b[:old] = self.data.view(np.uint8)
             self.data = new
 
     def copy_to_host(self, offset: int, numel: int) -> np.ndarray:

@@ -28,6 +28,8 @@ def outcome(mod, src: str):
         dt = str(r.dtype).split(".")[-1]
         if r.is_meta:
             return ("meta", dt, tuple(r.shape), tuple(r.stride()))
+        if dt == "bfloat16":  # NumPy has no bfloat16: its values, exactly, as float32
+            r = r.float()
         vals = r.detach().numpy() if mod.__name__ == "torch" else r.numpy()
         return (dt, tuple(r.shape), tuple(r.stride()), np.array(vals, copy=True))
     if isinstance(r, (tuple, list)) or isinstance(r, (int, float, bool)):

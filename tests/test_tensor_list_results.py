@@ -74,6 +74,10 @@ def test_every_tensor_list_result_is_a_tuple(name: str, method: bool, k: int) ->
         r = getattr(x, name)(*_ARGS[name])
     elif name in _ARGS:
         r = getattr(jtorch, name)(x, *_ARGS[name])
+    elif name in ("atleast_1d", "atleast_2d", "atleast_3d"):  # one tensor alone gives a tensor, as torch's
+        r = getattr(jtorch, name)([x, x])
+    elif name == "_histogramdd_bin_edges":  # CPU only, as torch's: (M, N) samples, N bin counts
+        r = jtorch._histogramdd_bin_edges(jtorch.ones(4, 2), [2, 2])
     elif name in ("meshgrid", "broadcast_tensors"):
         r = getattr(jtorch, name)(jtorch.ones(2, device="meta"), jtorch.ones(2, device="meta"))
     else:  # where(cond), nonzero_numpy: data-dependent sizes need data
