@@ -114,7 +114,7 @@ _NN_FUNCTIONS = frozenset({
     "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss", "margin_ranking_loss",
     "poisson_nll_loss", "bilinear", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout",
     "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "triplet_margin_loss", "cosine_embedding_loss",
-    "ctc_loss"})
+    "ctc_loss", "cosine_similarity", "pairwise_distance"})
 
 
 def __getattr__(name: str) -> Any:

@@ -20,7 +20,7 @@ __all__ = ["dropout", "dropout_", "batch_norm", "layer_norm", "group_norm", "ins
            "embedding_renorm_", "kl_div", "binary_cross_entropy_with_logits", "hinge_embedding_loss",
            "margin_ranking_loss", "poisson_nll_loss", "bilinear", "alpha_dropout", "alpha_dropout_",
            "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout", "feature_dropout_",
-           "triplet_margin_loss", "cosine_embedding_loss", "ctc_loss"]
+           "triplet_margin_loss", "cosine_embedding_loss", "ctc_loss", "cosine_similarity", "pairwise_distance"]
 
 _REDUCTIONS = ("none", "mean", "sum")  # at::Reduction::Reduction
 
@@ -121,6 +121,14 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return _F().bilinear(input1, input2, weight, bias)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    return _F().cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    return _F().pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 def _dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: bool, inplace: bool) -> Tensor:

@@ -1,7 +1,8 @@
 """The torch-namespace names of nn functions (torch.batch_norm, torch.layer_norm, torch.group_norm,
 torch.instance_norm, torch.rms_norm, torch.dropout(_), torch.embedding, torch.embedding_renorm_,
 torch.kl_div, torch.binary_cross_entropy_with_logits, torch.hinge_embedding_loss,
-torch.margin_ranking_loss, torch.poisson_nll_loss, torch.bilinear) with torch's positional
+torch.margin_ranking_loss, torch.poisson_nll_loss, torch.bilinear, torch.cosine_similarity,
+torch.pairwise_distance) with torch's positional
 signatures: values, gradients, running statistics, reductions (and their defaults) and error texts
 against torch (recorded); each agrees with its nn.functional counterpart.
 """
@@ -224,3 +225,19 @@ def test_same_as_nn_functional() -> None:
 ])
 def test_errors(call: Any) -> None:
     same_error_as_torch(call)
+
+
+def test_distances_against_torch() -> None:
+    def fn(T: Any) -> list:
+        a = T.tensor(X, requires_grad=True)
+        b = T.tensor(T3, requires_grad=True)
+        outs = [T.cosine_similarity(a, b), T.cosine_similarity(a, b[:1], 2, 1e-3), T.cosine_similarity(a[0], b[0], 0),
+                T.pairwise_distance(a[0], b[0]), T.pairwise_distance(a[0], b[0], 1.0, 1e-3, True),
+                T.pairwise_distance(a, b, 3.0)]
+        sum(((o * (i + 1)).sum() for i, o in enumerate(outs)), T.tensor(0.0, dtype=T.float64)).backward()
+        return outs + [a.grad, b.grad]
+
+    same_as_torch(fn, rtol=1e-9, atol=1e-9)
+    x, y = jtorch.tensor(X), jtorch.tensor(T3)
+    assert jtorch.equal(jtorch.cosine_similarity(x, y, 2), F.cosine_similarity(x, y, 2))
+    assert jtorch.equal(jtorch.pairwise_distance(x, y), F.pairwise_distance(x, y))
