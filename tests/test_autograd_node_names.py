@@ -330,13 +330,8 @@ P.update({
 # decomposes them into smaller operators, so the graphs differ
 DECOMPOSED = {
     "diag2": "DiagonalBackward0_copy", "matmul_vm": "SqueezeBackward4 (squeeze_.dim)", "bilinear": "TrilinearBackward0",
-    "F_elu": "EluBackward0", "F_selu": "EluBackward0", "F_celu": "CeluBackward0", "F_leaky": "LeakyReluBackward0",
-    "F_hardtanh": "HardtanhBackward0", "F_relu6": "HardtanhBackward0", "F_softplus": "SoftplusBackward0",
-    "F_mish": "MishBackward0", "F_hardswish": "HardswishBackward0", "F_hardsigmoid": "HardsigmoidBackward0",
-    "F_logsigmoid": "LogSigmoidBackward0", "F_threshold": "ThresholdBackward0", "F_prelu": "PreluKernelBackward0",
-    "F_glu": "GluBackward0", "F_hardshrink": "HardshrinkBackward0", "F_softshrink": "SoftshrinkBackward0",
-    "F_rrelu_eval": "LeakyReluBackward0", "F_layer_norm": "NativeLayerNormBackward0",
-    "F_layer_norm_nw": "NativeLayerNormBackward0", "F_group_norm": "NativeGroupNormBackward0",
+    "F_layer_norm": "NativeLayerNormBackward0", "F_layer_norm_nw": "NativeLayerNormBackward0",
+    "F_group_norm": "NativeGroupNormBackward0",
     "F_batch_norm": "NativeBatchNormBackward0", "F_batch_norm_eval": "NativeBatchNormBackward0",
     "F_instance_norm": "NativeBatchNormBackward0",
     "F_pad": "ConstantPadNdBackward0", "F_pad_refl": "ReflectionPad1DBackward0",

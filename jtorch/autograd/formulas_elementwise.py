@@ -223,6 +223,66 @@ def hardshrink_backward(grad: Any, self: Any, lambd: Any) -> Any:
     return grad.masked_fill((self >= -lambd).logical_and(self <= lambd), 0)
 
 
+def hardtanh_backward(grad: Any, self: Any, min_val: Any, max_val: Any) -> Any:
+    """0 at and beyond the bounds, grad elsewhere (NaN passes it)."""
+    return grad.masked_fill((self <= min_val).logical_or(self >= max_val), 0)
+
+
+def leaky_relu_backward(grad: Any, self_or_result: Any, negative_slope: Any, is_result: bool) -> Any:
+    """grad where x > 0, grad * negative_slope elsewhere; from the result of leaky_relu_ only for a
+    non-negative slope (a negative one flips the result's sign)."""
+    if is_result and float(negative_slope) < 0:
+        raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead. File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+                           "backward calculation with negative slope")
+    return grad.where(self_or_result > 0, grad * negative_slope)
+
+
+def softplus_backward(grad: Any, self: Any, beta: Any, threshold: Any) -> Any:
+    """grad where x * beta > threshold, else grad * z / (z + 1) with z = exp(x * beta)."""
+    scaled = self * beta
+    z = scaled.exp()
+    return grad.where(scaled > threshold, grad * z / (z + 1))
+
+
+def hardsigmoid_backward(grad: Any, self: Any) -> Any:
+    """grad / 6 strictly inside (-3, 3), 0 elsewhere; 1/6 is torch's float constant 1.0f / 6.0f."""
+    return (grad * 0.1666666716337204).where((self > -3).logical_and(self < 3), 0)
+
+
+def hardswish_backward(grad: Any, self: Any) -> Any:
+    """0 up to -3, grad * (x / 3 + 1/2) below 3, grad from 3 on (and for NaN)."""
+    return (grad * (self / 3 + 0.5)).where(self < 3, grad).masked_fill(self <= -3, 0)
+
+
+def mish_backward(grad: Any, self: Any) -> Any:
+    """grad * (tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2))."""
+    tanh_softplus = self.exp().log1p().tanh()
+    return grad * (tanh_softplus + self * self.sigmoid() * (1 - tanh_softplus * tanh_softplus))
+
+
+def log_sigmoid_backward(grad: Any, self: Any, buffer: Any) -> Any:
+    """torch's kernel: (max_deriv - sign * z / (1 + z)) * grad with z = exp(-|x|), max_deriv and sign
+    1 below 0, 0 and -1 from 0 on (so 1/2 at 0)."""
+    t = buffer / (buffer + 1)
+    return (1 - t).where(self < 0, t) * grad
+
+
+def glu_backward(grad: Any, self: Any, dim: int) -> Any:
+    """For self = [a, b] along dim: grad * sigmoid(b), and grad * a * sigmoid(b) * (1 - sigmoid(b))."""
+    a, b = self.chunk(2, dim)
+    gate = b.sigmoid()
+    grad_a = grad * gate
+    # at::cat of the two halves, written as copies into a zero tensor (differentiable, see formulas_shape.py)
+    out = grad.new_zeros(tuple(self.shape))
+    half = a.shape[dim]
+    out.narrow(dim, 0, half).copy_(grad_a)
+    out.narrow(dim, half, half).copy_(grad_a * a * (1 - gate))
+    return out
+
+
 def rrelu_with_noise_backward(grad: Any, self: Any, noise: Any, lower: Any, upper: Any, training: bool) -> Any:
     """grad * noise while training (a real range), else leaky_relu's backward with the mean slope."""
     if training and float(upper) - float(lower) > 1e-6:
