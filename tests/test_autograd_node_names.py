@@ -337,11 +337,7 @@ DECOMPOSED = {
     "F_pad": "ConstantPadNdBackward0", "F_pad_refl": "ReflectionPad1DBackward0",
     "F_pad_repl": "ReplicationPad1DBackward0", "F_pad_circ": "CopySlices of slices",
     "F_interp": "UpsampleNearest1DBackward0", "F_interp_lin": "UpsampleLinear1DBackward0",
-    "F_interp_bil": "UpsampleBilinear2DBackward0", "mse": "MseLossBackward0", "mse_none": "MseLossBackward0",
-    "smooth_l1": "SmoothL1LossBackward0", "huber": "HuberLossBackward0", "nll2d": "NllLoss2DBackward0",
-    "bce": "BinaryCrossEntropyBackward0", "bce_logits": "BinaryCrossEntropyWithLogitsBackward0",
-    "bce_logits_pw": "BinaryCrossEntropyWithLogitsBackward0", "kl_div": "XlogyBackward0",
-    "soft_margin": "SoftMarginLossBackward0", "multilabel_soft": "LogSigmoidBackward0",
+    "F_interp_bil": "UpsampleBilinear2DBackward0", "nll2d": "NllLoss2DBackward0", "kl_div": "XlogyBackward0",
 }
 
 

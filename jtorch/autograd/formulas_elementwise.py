@@ -297,3 +297,93 @@ def prelu_kernel_backward(grad: Any, self: Any, weight: Any) -> tuple[Any, Any]:
     grad_self = grad.where(positive, weight * grad)
     grad_weight = (self * grad).masked_fill(positive, 0)
     return grad_self, sum_to(grad_weight, weight.shape)
+
+
+# ---- the pointwise losses (Loss.cpp's *_backward): reduction 1 (mean) divides by the input's numel -----
+def _loss_norm(self: Any, reduction: int, scale: float = 1.0) -> float:
+    return scale / self.numel() if reduction == 1 else scale
+
+
+def mse_loss_backward(grad: Any, self: Any, target: Any, reduction: int) -> Any:
+    """norm * (self - target) * grad, norm 2 (2 / numel for a mean)."""
+    return fit((self - target) * _loss_norm(self, reduction, 2.0) * grad, self.shape, self.dtype)
+
+
+def smooth_l1_loss_backward(grad: Any, self: Any, target: Any, reduction: int, beta: float) -> Any:
+    """-norm * grad below -beta, norm * grad above beta, norm * x * grad / beta between (x = self - target)."""
+    norm = _loss_norm(self, reduction)
+    x = self - target
+    inner = x * norm * grad / beta if beta else x * 0 * grad
+    g = (grad * norm).where(x > beta, inner).where(x >= -beta, -norm * grad)
+    return fit(g, self.shape, self.dtype)
+
+
+def huber_loss_backward(grad: Any, self: Any, target: Any, reduction: int, delta: float) -> Any:
+    """-norm * grad * delta below -delta, norm * grad * delta above delta, norm * x * grad between."""
+    norm = _loss_norm(self, reduction)
+    x = self - target
+    g = (grad * (norm * delta)).where(x > delta, x * norm * grad).where(x >= -delta, grad * (-norm * delta))
+    return fit(g, self.shape, self.dtype)
+
+
+def soft_margin_loss_backward(grad: Any, self: Any, target: Any, reduction: int) -> Any:
+    """-norm * target * z / (1 + z) * grad with z = exp(-target * self)."""
+    z = (-target * self).exp()
+    return fit(target * -_loss_norm(self, reduction) * z / (z + 1) * grad, self.shape, self.dtype)
+
+
+def binary_cross_entropy_backward(grad: Any, self: Any, target: Any, weight: Any, reduction: int) -> Any:
+    """grad * (x - y) / max((1 - x) x, EPSILON), times the weight, over numel for a mean."""
+    g = grad * (self - target) / ((1 - self) * self).clamp_min(1e-12)
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g / self.numel()
+    return fit(g, self.shape, self.dtype)
+
+
+def binary_cross_entropy_target_backward(grad: Any, self: Any, target: Any, weight: Any, reduction: int) -> Any:
+    """-logit(x) * grad, times the weight, over numel for a mean."""
+    g = -self.logit() * grad
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g / target.numel()
+    return fit(g, target.shape, target.dtype)
+
+
+def bce_with_logits_backward(grad: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
+                             reduction: int) -> Any:
+    """(sigmoid(x) - y) * grad, or ((pw y + 1 - y) sigmoid(x) - pw y) * grad; times the weight, over
+    numel for a mean."""
+    if pos_weight is not None:
+        t = pos_weight * target
+        g = (t + 1 - target) * self.sigmoid() - t
+    else:
+        g = self.sigmoid() - target
+    g = g * grad
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g / self.numel()
+    return fit(g, self.shape, self.dtype)
+
+
+def _log_sigmoid(x: Any) -> Any:
+    """min(x, 0) - log1p(exp(-|x|)): log(sigmoid(x)) without its underflow."""
+    return x.clamp_max(0) - (-x.abs()).exp().log1p()
+
+
+def bce_with_logits_target_backward(grad: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
+                                    reduction: int) -> Any:
+    """-x * grad, or (log_sigmoid(-x) - pw log_sigmoid(x)) * grad; times the weight, over numel for a mean."""
+    if pos_weight is not None:
+        g = _log_sigmoid(-self) - _log_sigmoid(self) * pos_weight
+    else:
+        g = -self
+    g = g * grad
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g / target.numel()
+    return fit(g, target.shape, target.dtype)

@@ -1,9 +1,9 @@
 """Loss functions of `torch.nn.functional`, composed from jtorch's differentiable operators.
 
 cross_entropy with class indices is torch's: one log_softmax and one aten::nll_loss_forward
-(jtorch/native/loss.py), recording LogSoftmaxBackward0 and NllLossBackward0. binary_cross_entropy
-is an autograd Function so that its gradient is torch's `(x - y) / max(x (1 - x), 1e-12)` also where
-the input is exactly 0 or 1 (the composed log's gradient would be cut by the -100 clamp there).
+(jtorch/native/loss.py), recording LogSoftmaxBackward0 and NllLossBackward0. mse_loss, smooth_l1_loss,
+huber_loss and the binary cross entropies call their aten operators (jtorch/native/pointwise_losses.py),
+recording torch's one node each.
 """
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ import warnings
 
 import jtorch as torch
 
-from ...autograd.function import Function
+from ...native.registry import by_name as _ops
 from ...scalar import SCALAR_TYPE_NAME
 from ...tensor import Tensor
 from ...warn import user_stacklevel
 from .._reduction import apply_reduction, get_reduction, legacy_get_string
-from ._activation import logsigmoid
 
 __all__ = [
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
@@ -60,10 +59,10 @@ def _regression_inputs(input: Tensor, target: Tensor, size_average: bool | None,
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     input, target, reduction = _regression_inputs(input, target, size_average, reduce, reduction)
-    diff = input - target
     if weight is not None:
+        diff = input - target
         return _weighted(diff * diff, input, weight, reduction, True)
-    return apply_reduction(diff * diff, get_reduction(reduction))
+    return _ops["mse_loss"].op(input, target, _ENUM[get_reduction(reduction)])
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -74,9 +73,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, red
     return apply_reduction((input - target).abs(), get_reduction(reduction))
 
 
-def _smooth_l1(input: Tensor, target: Tensor, beta: float) -> Tensor:
-    z = (input - target).abs()
-    return torch.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+_ENUM = {"none": 0, "mean": 1, "sum": 2}  # torch.nn._reduction.get_enum
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -85,9 +82,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     reduction = get_reduction(reduction)
     if beta == 0.0:
         return apply_reduction((input - target).abs(), reduction)
-    if beta < 0:
-        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    return apply_reduction(_smooth_l1(input, target, beta), reduction)
+    return _ops["smooth_l1_loss"].op(input, target, _ENUM[reduction], beta)
 
 
 def _huber(input: Tensor, target: Tensor, delta: float) -> Tensor:
@@ -103,8 +98,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     input, target = torch.broadcast_tensors(input, target)
     if weight is not None:
         return _weighted(_huber(input, target, delta), input, weight, reduction, False)
-    reduction = get_reduction(reduction)
-    return apply_reduction(_huber(input, target, delta), reduction)
+    return _ops["huber_loss"].op(input, target, _ENUM[get_reduction(reduction)], delta)
 
 
 # ---- classification: nll_loss and cross_entropy ------------------------------------------------
@@ -238,28 +232,6 @@ def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Tensor | None
 
 
 # ---- binary losses ----------------------------------------------------------------------------
-class _BinaryCrossEntropy(Function):
-    """Elementwise -(y log x + (1 - y) log(1 - x)), logs clamped at -100, with torch's gradients."""
-
-    @staticmethod
-    # the ignore on the next line: a Function's forward takes its own arguments
-    def forward(ctx, input: Tensor, target: Tensor) -> Tensor:  # type: ignore[override]
-        if input.device.type != "meta" and not bool(((input >= 0) & (input <= 1)).all()):
-            raise RuntimeError("all elements of input should be between 0 and 1")
-        ctx.save_for_backward(input, target)
-        return (target - 1) * torch.log1p(-input).clamp_min(-100.0) - target * torch.log(input).clamp_min(-100.0)
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:  # type: ignore[override]  # a Function's backward takes its own arguments
-        input, target = ctx.saved_tensors
-        gi = gt = None
-        if ctx.needs_input_grad[0]:
-            gi = grad * (input - target) / ((1 - input) * input).clamp_min(1e-12)
-        if ctx.needs_input_grad[1]:
-            gt = grad * -torch.logit(input)
-        return gi, gt
-
-
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -267,10 +239,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if target.size() != input.size():
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
-    loss = _BinaryCrossEntropy.apply(input, target)
     if weight is not None:
-        loss = loss * weight.expand(torch.broadcast_shapes(target.size(), weight.size()))
-    return apply_reduction(loss, reduction)
+        weight = weight.expand(torch.broadcast_shapes(target.size(), weight.size()))
+    return _ops["binary_cross_entropy"].op(input, target, weight, _ENUM[reduction])
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -285,14 +256,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 def binary_cross_entropy_with_logits_impl(input: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
                                           pos_weight: Tensor | None) -> Tensor:
     """aten::binary_cross_entropy_with_logits: nn.functional's less its Python-level size check."""
-    # torch's formula: (1 - y) x - lw * log_sigmoid(x), lw = 1 + (pos_weight - 1) y; stable for any x
-    log_sig = logsigmoid(input)
-    if pos_weight is not None:
-        log_sig = log_sig * ((pos_weight - 1) * target + 1)
-    loss = (1 - target) * input - log_sig
-    if weight is not None:
-        loss = loss * weight
-    return apply_reduction(loss, reduction)
+    return _ops["binary_cross_entropy_with_logits"].op(input, target, weight, pos_weight, _ENUM[reduction])
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
