@@ -329,7 +329,6 @@ P.update({
 # torch records these as one native node (its own kernel and derivatives.yaml entry); jtorch
 # decomposes them into smaller operators, so the graphs differ
 DECOMPOSED = {
-    "diag2": "DiagonalBackward0_copy", "matmul_vm": "SqueezeBackward4 (squeeze_.dim)", "bilinear": "TrilinearBackward0",
     "F_layer_norm": "NativeLayerNormBackward0", "F_layer_norm_nw": "NativeLayerNormBackward0",
     "F_group_norm": "NativeGroupNormBackward0",
     "F_batch_norm": "NativeBatchNormBackward0", "F_batch_norm_eval": "NativeBatchNormBackward0",
