@@ -39,6 +39,11 @@ ENTRIES = [
     D("nll_loss_backward",
       grad_output="aten.nll_loss_forward.default(grad, target, weight, reduction, ignore_index)[0]",
       self="grad.new_zeros(self.shape)"),
+    D("nll_loss2d_forward", self="aten.nll_loss2d_backward.default(grad, self, target, weight, reduction, "
+                                  "ignore_index, total_weight)", output_differentiability=[True, False]),
+    D("nll_loss2d_backward",
+      grad_output="aten.nll_loss2d_forward.default(grad, target, weight, reduction, ignore_index)[0]",
+      self="grad.new_zeros(self.shape)"),
     D("max_pool2d_with_indices_backward", grad_output="max_pool_double_backward(grad, indices, 2)",
       self="grad.new_zeros(self.shape)"),
     # the pointwise losses (jtorch/native/pointwise_losses.py)

@@ -143,8 +143,8 @@ _REDUCTION = {"none": 0, "mean": 1, "sum": 2}  # at::Reduction
 
 
 def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str) -> Tensor:
-    """torch's nll_loss_nd: aten::nll_loss_forward on a (C,) or (N, C) input; an (N, C, d1, ...)
-    input is taken as one row per position, classes last (torch views it for nll_loss2d)."""
+    """torch's nll_loss_nd: aten::nll_loss_forward on a (C,) or (N, C) input, aten::nll_loss2d_forward
+    on an (N, C, H, W) one; other (N, C, d1, ...) inputs are viewed as (N, C, 1, d1 * ...) for it."""
     _check_nll(input, target, weight)
     r = _REDUCTION[reduction]
     forward = torch.ops.aten.nll_loss_forward.default
@@ -152,9 +152,16 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
         target = target.reshape(())
     if input.dim() <= 2:
         return forward(input, target, weight, r, ignore_index)[0]
-    rows = input.movedim(1, -1).reshape(-1, input.shape[1])
-    out = forward(rows, target.reshape(-1), weight, r, ignore_index)[0]
-    return out.reshape(target.shape) if r == 0 else out
+    forward2d = torch.ops.aten.nll_loss2d_forward.default
+    if input.dim() == 4:
+        return forward2d(input, target, weight, r, ignore_index)[0]
+    # 3-D or more than 4-D: viewed as (N, C, 1, positions), as torch's nll_loss_nd
+    n, c, out_size = input.shape[0], input.shape[1], list(input.shape[2:])
+    # an empty batch is viewed as (N, C, 0, 0), as torch does
+    input = input.contiguous().view(n, c, 1, -1) if input.numel() else input.contiguous().view(n, c, 0, 0)
+    target = target.contiguous().view(n, 1, -1) if target.numel() else target.contiguous().view(n, 0, 0)
+    out = forward2d(input, target, weight, r, ignore_index)[0]
+    return out.view([n, *out_size]) if r == 0 else out
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
