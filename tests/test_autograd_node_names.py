@@ -336,7 +336,7 @@ DECOMPOSED = {
     "F_pad": "ConstantPadNdBackward0", "F_pad_refl": "ReflectionPad1DBackward0",
     "F_pad_repl": "ReplicationPad1DBackward0", "F_pad_circ": "CopySlices of slices",
     "F_interp": "UpsampleNearest1DBackward0", "F_interp_lin": "UpsampleLinear1DBackward0",
-    "F_interp_bil": "UpsampleBilinear2DBackward0", "kl_div": "XlogyBackward0",
+    "F_interp_bil": "UpsampleBilinear2DBackward0",
 }
 
 

@@ -223,6 +223,14 @@ def hardshrink_backward(grad: Any, self: Any, lambd: Any) -> Any:
     return grad.masked_fill((self >= -lambd).logical_and(self <= lambd), 0)
 
 
+def xlogy_scalar_other_backward(grad: Any, self: Any, other: Any) -> Any:
+    """torch's formula: grad * log(other) for a positive other, else grad * xlogy(self != 0, other)."""
+    if float(other) > 0:
+        return grad * math.log(float(other))
+    nonzero = (self != 0).to(grad.dtype)
+    return grad * nonzero.xlogy(other)
+
+
 def hardtanh_backward(grad: Any, self: Any, min_val: Any, max_val: Any) -> Any:
     """0 at and beyond the bounds, grad elsewhere (NaN passes it)."""
     return grad.masked_fill((self <= min_val).logical_or(self >= max_val), 0)
@@ -264,9 +272,11 @@ def mish_backward(grad: Any, self: Any) -> Any:
 
 
 def log_sigmoid_backward(grad: Any, self: Any, buffer: Any) -> Any:
-    """torch's kernel: (max_deriv - sign * z / (1 + z)) * grad with z = exp(-|x|), max_deriv and sign
-    1 below 0, 0 and -1 from 0 on (so 1/2 at 0)."""
-    t = buffer / (buffer + 1)
+    """torch's kernel: (max_deriv - sign * z / (1 + z)) * grad with z = exp(-|x|) (the forward's buffer),
+    max_deriv and sign 1 below 0, 0 and -1 from 0 on (so 1/2 at 0). z is recomputed from self so that the
+    formula differentiates again (torch's log_sigmoid_backward has its own derivative)."""
+    z = (-self.abs()).exp()
+    t = z / (z + 1)
     return (1 - t).where(self < 0, t) * grad
 
 
@@ -314,7 +324,8 @@ def smooth_l1_loss_backward(grad: Any, self: Any, target: Any, reduction: int, b
     norm = _loss_norm(self, reduction)
     x = self - target
     inner = x * norm * grad / beta if beta else x * 0 * grad
-    g = (grad * norm).where(x > beta, inner).where(x >= -beta, -norm * grad)
+    # NaN takes the inner branch, as torch's kernel's comparisons send it there
+    g = (-norm * grad).where(x < -beta, (grad * norm).where(x > beta, inner))
     return fit(g, self.shape, self.dtype)
 
 
@@ -322,7 +333,7 @@ def huber_loss_backward(grad: Any, self: Any, target: Any, reduction: int, delta
     """-norm * grad * delta below -delta, norm * grad * delta above delta, norm * x * grad between."""
     norm = _loss_norm(self, reduction)
     x = self - target
-    g = (grad * (norm * delta)).where(x > delta, x * norm * grad).where(x >= -delta, grad * (-norm * delta))
+    g = (grad * (-norm * delta)).where(x < -delta, (grad * (norm * delta)).where(x > delta, x * norm * grad))
     return fit(g, self.shape, self.dtype)
 
 

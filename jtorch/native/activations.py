@@ -238,6 +238,8 @@ def log_sigmoid(self: Tensor) -> Tensor:
 # ---- glu: the first half of `dim` gated by the sigmoid of the second -------------------------------------
 @composite_explicit_autograd("glu(Tensor self, int dim=-1) -> Tensor", variants="")
 def glu(self: Tensor, dim: int = -1) -> Tensor:
+    if not self.dtype.is_floating_point and self._device.type != "meta":
+        raise not_implemented("glu_cpu", self.dtype)
     if self.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = dim + self.dim() if dim < 0 else dim

@@ -130,8 +130,7 @@ def _check_2d(self: Tensor, target: Tensor, weight: Tensor | None) -> None:
     if weight is not None and weight.numel() != self._size[1]:
         raise RuntimeError("weight tensor should be defined either for all or no classes")
     if (self._size[0], *self._size[2:]) != target._size:
-        raise RuntimeError(f"input and target batch or spatial sizes don't match: target {shape_str(target._size)}, "
-                           f"input {shape_str(self._size)}")
+        raise RuntimeError(f"size mismatch (got input: {shape_str(self._size)} , target: {shape_str(target._size)}")
 
 
 def nll_loss2d_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,

@@ -1,5 +1,6 @@
 """The elementwise losses of ATen's Loss.cpp as operators: mse_loss, smooth_l1_loss, huber_loss,
-soft_margin_loss, binary_cross_entropy and binary_cross_entropy_with_logits. Each kernel computes
+soft_margin_loss, binary_cross_entropy and binary_cross_entropy_with_logits (and kl_div, a composite of
+xlogy as in torch). Each kernel computes
 the elementwise loss and reduces it (reduction: 0 none, 1 mean, 2 sum), below autograd; its
 gradient is the derivatives table's, so nn.functional's losses record torch's one node
 (MseLossBackward0, SmoothL1LossBackward0, ...).
@@ -12,7 +13,7 @@ from ..tensor import Tensor
 from .factories import aten
 from .factories import wrapped_scalar_tensor as _w
 from .pair_losses import apply_loss_reduction
-from .registry import composite_explicit_autograd
+from .registry import composite_explicit_autograd, composite_implicit_autograd
 
 _EPSILON = 1e-12  # Loss.cpp's EPSILON
 
@@ -63,6 +64,9 @@ def binary_cross_entropy(self: Tensor, target: Tensor, weight: Tensor | None = N
         inside = aten("logical_and")(aten("ge.Tensor")(self, _w(0)), aten("le.Tensor")(self, _w(1)))
         if not bool(aten("all")(inside)):
             raise RuntimeError("all elements of input should be between 0 and 1")
+        inside = aten("logical_and")(aten("ge.Tensor")(target, _w(0)), aten("le.Tensor")(target, _w(1)))
+        if not bool(aten("all")(inside)):
+            raise RuntimeError("all elements of target should be between 0 and 1")
     # (y - 1) * max(log1p(-x), -100) - y * max(log(x), -100)
     log_1mx = aten("clamp_min")(aten("log1p")(aten("neg")(self)), -100.0)
     log_x = aten("clamp_min")(aten("log")(self), -100.0)
@@ -85,6 +89,20 @@ def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tenso
     loss = aten("sub.Tensor")(aten("mul.Tensor")(aten("rsub.Scalar")(target, 1), self), log_sig)
     if weight is not None:
         loss = aten("mul.Tensor")(loss, weight)
+    return apply_loss_reduction(loss, reduction)
+
+
+@composite_implicit_autograd("kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) "
+                             "-> Tensor", "")
+def kl_div(self: Tensor, target: Tensor, reduction: int = 1, *, log_target: bool = False) -> Tensor:
+    if self.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (self.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        loss = aten("mul.Tensor")(aten("exp")(target), aten("sub.Tensor")(target, self))
+    else:
+        loss = aten("sub.Tensor")(aten("xlogy.Tensor")(target, target), aten("mul.Tensor")(target, self))
     return apply_loss_reduction(loss, reduction)
 
 

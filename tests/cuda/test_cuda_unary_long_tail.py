@@ -2,7 +2,7 @@
 simulator runs one thread per element): inverse hyperbolic functions, sgn, signbit, isposinf /
 isneginf, deg2rad / rad2deg, angle, the shifts, conj_physical, complex / polar, the real / imag views
 of device memory, and the activation operators (hardshrink, threshold, elu family, prelu, leaky_relu,
-hardtanh, softplus, mish, hardsigmoid, hardswish, softshrink).
+hardtanh, softplus, mish, hardsigmoid, hardswish, softshrink) and xlogy.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ F = jtorch.nn.functional
     (jtorch.celu, F32), (jtorch.selu, F32), (lambda t: jtorch.prelu(t, jtorch.tensor([0.25], device=t.device)), F32),
     (lambda t: F.leaky_relu(t, 0.2), F32), (lambda t: F.hardtanh(t, -1.0, 1.0), F32), (F.relu6, INT),
     (lambda t: F.softplus(t, 2.0, 2.0), F32), (F.mish, F32), (F.hardsigmoid, F32), (F.hardswish, F32),
-    (lambda t: F.softshrink(t, 0.4), F32),
+    (lambda t: F.softshrink(t, 0.4), F32), (lambda t: jtorch.xlogy(t, t.abs()), F32), (lambda t: jtorch.xlogy(t, 2.0), INT),
 ], ids=repr)
 def test_unary_matches_cpu(fn, x):
     check(fn, x, rtol=2e-6, atol=1e-7)

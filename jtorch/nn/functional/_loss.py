@@ -125,8 +125,7 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> int:
         if weight is not None and weight.numel() != n_classes:
             raise RuntimeError("weight tensor should be defined either for all or no classes")
         if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-            raise RuntimeError(f"input and target batch or spatial sizes don't match: target {list(target.shape)}, "
-                               f"input {list(input.shape)}")
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
     else:
         if tuple(target.shape[1:]) != tuple(input.shape[2:]):
             raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
@@ -277,13 +276,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, redu
                       stacklevel=user_stacklevel())
     if reduction != "batchmean":
         get_reduction(reduction)
-    if log_target:
-        loss = torch.exp(target) * (target - input)
-    else:
-        # xlogy(y, y) - y x: 0 where y == 0 (the log's argument is made 1 there, so no NaN gradient)
-        zero = target == 0
-        loss = torch.where(zero, 0.0, target * torch.log(torch.where(zero, 1.0, target))) - target * input
-    if reduction == "batchmean":
-        out = loss.sum()
-        return out / input.shape[0] if input.dim() != 0 else out
-    return apply_reduction(loss, reduction)
+    # aten::kl_div: xlogy(y, y) - y x (or exp(y) (y - x) for a log target), reduced; batchmean sums
+    out = _ops["kl_div"].op(input, target, _ENUM["sum" if reduction == "batchmean" else reduction],
+                            log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        return out / input.shape[0]
+    return out
