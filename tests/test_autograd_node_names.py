@@ -329,24 +329,14 @@ P.update({
 # torch records these as one native node (its own kernel and derivatives.yaml entry); jtorch
 # decomposes them into smaller operators, so the graphs differ
 DECOMPOSED = {
-    "diag2": "DiagonalBackward0_copy", "matmul_vm": "SqueezeBackward4 (squeeze_.dim)", "bilinear": "TrilinearBackward0",
-    "F_elu": "EluBackward0", "F_selu": "EluBackward0", "F_celu": "CeluBackward0", "F_leaky": "LeakyReluBackward0",
-    "F_hardtanh": "HardtanhBackward0", "F_relu6": "HardtanhBackward0", "F_softplus": "SoftplusBackward0",
-    "F_mish": "MishBackward0", "F_hardswish": "HardswishBackward0", "F_hardsigmoid": "HardsigmoidBackward0",
-    "F_logsigmoid": "LogSigmoidBackward0", "F_threshold": "ThresholdBackward0", "F_prelu": "PreluKernelBackward0",
-    "F_glu": "GluBackward0", "F_hardshrink": "HardshrinkBackward0", "F_softshrink": "SoftshrinkBackward0",
-    "F_rrelu_eval": "LeakyReluBackward0", "F_layer_norm": "NativeLayerNormBackward0",
-    "F_layer_norm_nw": "NativeLayerNormBackward0", "F_group_norm": "NativeGroupNormBackward0",
+    "F_layer_norm": "NativeLayerNormBackward0", "F_layer_norm_nw": "NativeLayerNormBackward0",
+    "F_group_norm": "NativeGroupNormBackward0",
     "F_batch_norm": "NativeBatchNormBackward0", "F_batch_norm_eval": "NativeBatchNormBackward0",
     "F_instance_norm": "NativeBatchNormBackward0",
     "F_pad": "ConstantPadNdBackward0", "F_pad_refl": "ReflectionPad1DBackward0",
     "F_pad_repl": "ReplicationPad1DBackward0", "F_pad_circ": "CopySlices of slices",
     "F_interp": "UpsampleNearest1DBackward0", "F_interp_lin": "UpsampleLinear1DBackward0",
-    "F_interp_bil": "UpsampleBilinear2DBackward0", "mse": "MseLossBackward0", "mse_none": "MseLossBackward0",
-    "smooth_l1": "SmoothL1LossBackward0", "huber": "HuberLossBackward0", "nll2d": "NllLoss2DBackward0",
-    "bce": "BinaryCrossEntropyBackward0", "bce_logits": "BinaryCrossEntropyWithLogitsBackward0",
-    "bce_logits_pw": "BinaryCrossEntropyWithLogitsBackward0", "kl_div": "XlogyBackward0",
-    "soft_margin": "SoftMarginLossBackward0", "multilabel_soft": "LogSigmoidBackward0",
+    "F_interp_bil": "UpsampleBilinear2DBackward0",
 }
 
 

@@ -181,6 +181,20 @@ ENTRIES = [
     D("rrelu_with_noise_", self="rrelu_with_noise_backward(grad, result, noise, lower, upper, training)"),
     D("threshold", self="aten.threshold_backward.default(grad, self, threshold)"),
     D("threshold_", self="aten.threshold_backward.default(grad, self, threshold)"),
+    D("xlogy.Tensor", self="fit(grad * aten.xlogy.Tensor(self != 0, other), self.shape, self.dtype)",
+      other="fit(grad * self / other, other.shape, other.dtype)"),
+    D("xlogy.Scalar_Self", other="fit(grad * self / other, other.shape, other.dtype)"),
+    D("xlogy.Scalar_Other", self="xlogy_scalar_other_backward(grad, self, other)"),
+    D("hardtanh", self="hardtanh_backward(grad, self, min_val, max_val)"),
+    D("leaky_relu", self="leaky_relu_backward(grad, self, negative_slope, False)"),
+    D("leaky_relu_", self="leaky_relu_backward(grad, result, negative_slope, True)"),
+    D("softplus", self="softplus_backward(grad, self, beta, threshold)"),
+    D("softshrink", self="hardshrink_backward(grad, self, lambd)"),
+    D("hardsigmoid", self="hardsigmoid_backward(grad, self)"),
+    D("hardswish", self="hardswish_backward(grad, self)"),
+    D("mish", self="mish_backward(grad, self)"),
+    D("log_sigmoid_forward", self="log_sigmoid_backward(grad, self, buffer)"),
+    D("glu", self="glu_backward(grad, self, dim)"),
 ]
 
 # floor_divide and remainder.Scalar_Tensor are left without an entry, as in PyTorch: their outputs

@@ -39,8 +39,26 @@ ENTRIES = [
     D("nll_loss_backward",
       grad_output="aten.nll_loss_forward.default(grad, target, weight, reduction, ignore_index)[0]",
       self="grad.new_zeros(self.shape)"),
+    D("nll_loss2d_forward", self="aten.nll_loss2d_backward.default(grad, self, target, weight, reduction, "
+                                  "ignore_index, total_weight)", output_differentiability=[True, False]),
+    D("nll_loss2d_backward",
+      grad_output="aten.nll_loss2d_forward.default(grad, target, weight, reduction, ignore_index)[0]",
+      self="grad.new_zeros(self.shape)"),
     D("max_pool2d_with_indices_backward", grad_output="max_pool_double_backward(grad, indices, 2)",
       self="grad.new_zeros(self.shape)"),
+    # the pointwise losses (jtorch/native/pointwise_losses.py)
+    D("binary_cross_entropy", self="binary_cross_entropy_backward(grad, self, target, weight, reduction)",
+      target="binary_cross_entropy_target_backward(grad, self, target, weight, reduction)"),
+    D("binary_cross_entropy_with_logits",
+      self="bce_with_logits_backward(grad, self, target, weight, pos_weight, reduction)",
+      target="bce_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)"),
+    D("mse_loss", self="mse_loss_backward(grad, self, target, reduction)",
+      target="mse_loss_backward(grad, target, self, reduction)"),
+    D("smooth_l1_loss", self="smooth_l1_loss_backward(grad, self, target, reduction, beta)",
+      target="smooth_l1_loss_backward(grad, target, self, reduction, beta)"),
+    D("huber_loss", self="huber_loss_backward(grad, self, target, reduction, delta)",
+      target="huber_loss_backward(grad, target, self, reduction, delta)"),
+    D("soft_margin_loss", self="soft_margin_loss_backward(grad, self, target, reduction)"),
 ]
 
 NON_DIFFERENTIABLE: frozenset = frozenset()

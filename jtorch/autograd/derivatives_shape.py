@@ -25,6 +25,8 @@ ENTRIES = [
     D("cat", tensors="cat_tensors_backward(grad, to_args_sizes(tensors), to_args_scalartypes(tensors), dim)"),
     D("diag_embed", self="grad.diagonal(offset, dim1, dim2)"),
     D("diagonal", self="diagonal_backward(grad, self.shape, offset, dim1, dim2)"),
+    D("diagonal_copy", self="diagonal_backward(grad, self.shape, offset, dim1, dim2)",
+      node_name="DiagonalBackward0_copy"),
     D("diagonal_scatter", self="grad.diagonal_scatter(grad.new_zeros(src.shape), offset, dim1, dim2)",
       src="grad.diagonal(offset, dim1, dim2)"),
     D("embedding", weight="embedding_backward(grad, indices, weight.shape[0], padding_idx, scale_grad_by_freq)"),
@@ -105,6 +107,8 @@ ENTRIES = [
     D("scatter_reduce.two",
       **{  # type: ignore[arg-type]  # formulas only: the ** fills no other keyword
           "self, src": "scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)"}),
+    D("_trilinear", **{  # type: ignore[arg-type]  # formulas only: the ** fills no other keyword
+        "i1, i2, i3": "trilinear_backward(aten, grad, i1, i2, i3, expand1, expand2, expand3, sumdim, needs)"}),
 ]
 
 NON_DIFFERENTIABLE: frozenset = frozenset({"nonzero_static"})

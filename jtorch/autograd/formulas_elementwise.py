@@ -223,6 +223,76 @@ def hardshrink_backward(grad: Any, self: Any, lambd: Any) -> Any:
     return grad.masked_fill((self >= -lambd).logical_and(self <= lambd), 0)
 
 
+def xlogy_scalar_other_backward(grad: Any, self: Any, other: Any) -> Any:
+    """torch's formula: grad * log(other) for a positive other, else grad * xlogy(self != 0, other)."""
+    if float(other) > 0:
+        return grad * math.log(float(other))
+    nonzero = (self != 0).to(grad.dtype)
+    return grad * nonzero.xlogy(other)
+
+
+def hardtanh_backward(grad: Any, self: Any, min_val: Any, max_val: Any) -> Any:
+    """0 at and beyond the bounds, grad elsewhere (NaN passes it)."""
+    return grad.masked_fill((self <= min_val).logical_or(self >= max_val), 0)
+
+
+def leaky_relu_backward(grad: Any, self_or_result: Any, negative_slope: Any, is_result: bool) -> Any:
+    """grad where x > 0, grad * negative_slope elsewhere; from the result of leaky_relu_ only for a
+    non-negative slope (a negative one flips the result's sign)."""
+    if is_result and float(negative_slope) < 0:
+        raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead. File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+                           "backward calculation with negative slope")
+    return grad.where(self_or_result > 0, grad * negative_slope)
+
+
+def softplus_backward(grad: Any, self: Any, beta: Any, threshold: Any) -> Any:
+    """grad where x * beta > threshold, else grad * z / (z + 1) with z = exp(x * beta)."""
+    scaled = self * beta
+    z = scaled.exp()
+    return grad.where(scaled > threshold, grad * z / (z + 1))
+
+
+def hardsigmoid_backward(grad: Any, self: Any) -> Any:
+    """grad / 6 strictly inside (-3, 3), 0 elsewhere; 1/6 is torch's float constant 1.0f / 6.0f."""
+    return (grad * 0.1666666716337204).where((self > -3).logical_and(self < 3), 0)
+
+
+def hardswish_backward(grad: Any, self: Any) -> Any:
+    """0 up to -3, grad * (x / 3 + 1/2) below 3, grad from 3 on (and for NaN)."""
+    return (grad * (self / 3 + 0.5)).where(self < 3, grad).masked_fill(self <= -3, 0)
+
+
+def mish_backward(grad: Any, self: Any) -> Any:
+    """grad * (tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2))."""
+    tanh_softplus = self.exp().log1p().tanh()
+    return grad * (tanh_softplus + self * self.sigmoid() * (1 - tanh_softplus * tanh_softplus))
+
+
+def log_sigmoid_backward(grad: Any, self: Any, buffer: Any) -> Any:
+    """torch's kernel: (max_deriv - sign * z / (1 + z)) * grad with z = exp(-|x|) (the forward's buffer),
+    max_deriv and sign 1 below 0, 0 and -1 from 0 on (so 1/2 at 0). z is recomputed from self so that the
+    formula differentiates again (torch's log_sigmoid_backward has its own derivative)."""
+    z = (-self.abs()).exp()
+    t = z / (z + 1)
+    return (1 - t).where(self < 0, t) * grad
+
+
+def glu_backward(grad: Any, self: Any, dim: int) -> Any:
+    """For self = [a, b] along dim: grad * sigmoid(b), and grad * a * sigmoid(b) * (1 - sigmoid(b))."""
+    a, b = self.chunk(2, dim)
+    gate = b.sigmoid()
+    grad_a = grad * gate
+    # at::cat of the two halves, written as copies into a zero tensor (differentiable, see formulas_shape.py)
+    out = grad.new_zeros(tuple(self.shape))
+    half = a.shape[dim]
+    out.narrow(dim, 0, half).copy_(grad_a)
+    out.narrow(dim, half, half).copy_(grad_a * a * (1 - gate))
+    return out
+
+
 def rrelu_with_noise_backward(grad: Any, self: Any, noise: Any, lower: Any, upper: Any, training: bool) -> Any:
     """grad * noise while training (a real range), else leaky_relu's backward with the mean slope."""
     if training and float(upper) - float(lower) > 1e-6:
@@ -237,3 +307,94 @@ def prelu_kernel_backward(grad: Any, self: Any, weight: Any) -> tuple[Any, Any]:
     grad_self = grad.where(positive, weight * grad)
     grad_weight = (self * grad).masked_fill(positive, 0)
     return grad_self, sum_to(grad_weight, weight.shape)
+
+
+# ---- the pointwise losses (Loss.cpp's *_backward): reduction 1 (mean) divides by the input's numel -----
+def _loss_norm(self: Any, reduction: int, scale: float = 1.0) -> float:
+    return scale / self.numel() if reduction == 1 else scale
+
+
+def mse_loss_backward(grad: Any, self: Any, target: Any, reduction: int) -> Any:
+    """norm * (self - target) * grad, norm 2 (2 / numel for a mean)."""
+    return fit((self - target) * _loss_norm(self, reduction, 2.0) * grad, self.shape, self.dtype)
+
+
+def smooth_l1_loss_backward(grad: Any, self: Any, target: Any, reduction: int, beta: float) -> Any:
+    """-norm * grad below -beta, norm * grad above beta, norm * x * grad / beta between (x = self - target)."""
+    norm = _loss_norm(self, reduction)
+    x = self - target
+    inner = x * norm * grad / beta if beta else x * 0 * grad
+    # NaN takes the inner branch, as torch's kernel's comparisons send it there
+    g = (-norm * grad).where(x < -beta, (grad * norm).where(x > beta, inner))
+    return fit(g, self.shape, self.dtype)
+
+
+def huber_loss_backward(grad: Any, self: Any, target: Any, reduction: int, delta: float) -> Any:
+    """-norm * grad * delta below -delta, norm * grad * delta above delta, norm * x * grad between."""
+    norm = _loss_norm(self, reduction)
+    x = self - target
+    g = (grad * (-norm * delta)).where(x < -delta, (grad * (norm * delta)).where(x > delta, x * norm * grad))
+    return fit(g, self.shape, self.dtype)
+
+
+def soft_margin_loss_backward(grad: Any, self: Any, target: Any, reduction: int) -> Any:
+    """-norm * target * z / (1 + z) * grad with z = exp(-target * self)."""
+    z = (-target * self).exp()
+    return fit(target * -_loss_norm(self, reduction) * z / (z + 1) * grad, self.shape, self.dtype)
+
+
+def binary_cross_entropy_backward(grad: Any, self: Any, target: Any, weight: Any, reduction: int) -> Any:
+    """grad * (x - y) / max((1 - x) x, EPSILON), times the weight, over numel for a mean."""
+    g = grad * (self - target) / ((1 - self) * self).clamp_min(1e-12)
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g / self.numel()
+    return fit(g, self.shape, self.dtype)
+
+
+def binary_cross_entropy_target_backward(grad: Any, self: Any, target: Any, weight: Any, reduction: int) -> Any:
+    """-logit(x) * grad, times the weight, over numel for a mean."""
+    g = -self.logit() * grad
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g / target.numel()
+    return fit(g, target.shape, target.dtype)
+
+
+def bce_with_logits_backward(grad: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
+                             reduction: int) -> Any:
+    """(sigmoid(x) - y) * grad, or ((pw y + 1 - y) sigmoid(x) - pw y) * grad; times the weight, over
+    numel for a mean."""
+    if pos_weight is not None:
+        t = pos_weight * target
+        g = (t + 1 - target) * self.sigmoid() - t
+    else:
+        g = self.sigmoid() - target
+    g = g * grad
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g / self.numel()
+    return fit(g, self.shape, self.dtype)
+
+
+def _log_sigmoid(x: Any) -> Any:
+    """min(x, 0) - log1p(exp(-|x|)): log(sigmoid(x)) without its underflow."""
+    return x.clamp_max(0) - (-x.abs()).exp().log1p()
+
+
+def bce_with_logits_target_backward(grad: Any, self: Any, target: Any, weight: Any, pos_weight: Any,
+                                    reduction: int) -> Any:
+    """-x * grad, or (log_sigmoid(-x) - pw log_sigmoid(x)) * grad; times the weight, over numel for a mean."""
+    if pos_weight is not None:
+        g = _log_sigmoid(-self) - _log_sigmoid(self) * pos_weight
+    else:
+        g = -self
+    g = g * grad
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g / target.numel()
+    return fit(g, target.shape, target.dtype)

@@ -343,3 +343,15 @@ def as_strided_scatter_backward(grad: Any, in_size: Sequence[int], in_stride: Se
     result.copy_(g)
     buffer.as_strided(tuple(size), tuple(stride), storage_offset).zero_()
     return result
+
+
+def trilinear_backward(aten: Any, grad: Any, i1: Any, i2: Any, i3: Any, expand1: Sequence[int],
+                       expand2: Sequence[int], expand3: Sequence[int], sumdim: Sequence[int],
+                       needs: Sequence[bool]) -> tuple:
+    """_trilinear_backward: each input's gradient is _trilinear of grad and the other two, summed over
+    the dims that input was expanded at."""
+    tri = aten._trilinear.default
+    g1 = tri(grad, i2, i3, sumdim, expand2, expand3, expand1) if needs[0] else None
+    g2 = tri(i1, grad, i3, expand1, sumdim, expand3, expand2) if needs[1] else None
+    g3 = tri(i1, i2, grad, expand1, expand2, sumdim, expand3) if needs[2] else None
+    return g1, g2, g3

@@ -142,7 +142,9 @@ def _zeros(meta: tuple) -> Tensor:
 
 def node_class(info: DifferentiabilityInfo) -> type[FormulaNode]:
     body = {"__slots__": (), "_info": info, "__module__": "jtorch.autograd"}
-    if info.derivative.node_name is not None:  # a node torch writes by hand prints its C++ name
+    # a node torch writes by hand prints its C++ name; a view_copy's generated node (DiagonalBackward0_copy),
+    # named in the table too, prints as the other generated nodes
+    if info.derivative.node_name is not None and not info.node_name.endswith("_copy"):
         qualified = "torch::autograd::" + info.node_name
         body["name"] = lambda self: qualified
     return type(info.node_name, (FormulaNode,), body)

@@ -436,3 +436,12 @@ def complex_from_parts(real, imag):
 
 def polar(abs, angle):
     return complex(abs * math.cos(angle), abs * math.sin(angle))
+
+
+def xlogy(self, other):
+    # torch's kernel: NaN where other is NaN, 0 where self is 0, else self * log(other)
+    if other != other:
+        return other
+    if self == 0:
+        return jmath.like(self, 0)
+    return self * math.log(other)

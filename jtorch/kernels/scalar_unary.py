@@ -355,3 +355,45 @@ def threshold(self, threshold, value):
 def elu(self, alpha, scale, input_scale):
     # torch's elu kernel: (exp(x * input_scale) - 1) * alpha * scale at and below 0, x * scale above
     return jmath.expm1(self * input_scale) * (alpha * scale) if self <= like(self, 0.0) else self * scale
+
+
+def leaky_relu(self, negative_slope):
+    return self if self > like(self, 0.0) else self * negative_slope  # torch's kernel: a > 0 ? a : a * negval
+
+
+def hardtanh(self, min_val, max_val):
+    # clamp(self, min_val, max_val) as torch's hardtanh_out computes it; NaN propagates
+    if self != self:
+        return self
+    return min_val if self < min_val else (max_val if self > max_val else self)
+
+
+def softplus(self, beta, threshold):
+    # x itself where x * beta exceeds the threshold, log1p(exp(x * beta)) / beta below it
+    scaled = self * beta
+    return self if scaled > threshold else jmath.log1p(jmath.exp(scaled)) / beta
+
+
+def mish(self):
+    return self * jmath.tanh(jmath.log1p(jmath.exp(self)))  # torch's kernel: x * tanh(log1p(exp(x)))
+
+
+def hardsigmoid(self):
+    # min(max(x + 3, 0), 6) / 6
+    shifted = self + like(self, 3.0)
+    clamped = like(self, 0.0) if shifted < like(self, 0.0) else shifted
+    clamped = like(self, 6.0) if clamped > like(self, 6.0) else clamped
+    return clamped / like(self, 6.0)
+
+
+def hardswish(self):
+    # torch's kernel: x * min(max(x + 3, 0), 6) / 6
+    shifted = self + like(self, 3.0)
+    clamped = like(self, 0.0) if shifted < like(self, 0.0) else shifted
+    clamped = like(self, 6.0) if clamped > like(self, 6.0) else clamped
+    return self * clamped / like(self, 6.0)
+
+
+def softshrink(self, lambd):
+    # torch's kernel: a > lambd ? a - lambd : (a < -lambd ? a + lambd : a * 0), so NaN stays NaN
+    return self - lambd if self > lambd else (self + lambd if self < -lambd else self * like(self, 0.0))

@@ -27,6 +27,7 @@ from . import (
     masks,
     matmul,
     pair_losses,
+    pointwise_losses,
     pooling,
     properties,
     python_indexing,

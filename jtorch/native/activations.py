@@ -45,6 +45,60 @@ elu = elementwise(
     config=UNARY_OP, scalar=s.elu, dispatch_check=_dispatch("elu_cpu", True), variants="function",
     inplace_variants="function")
 
+def _hardtanh_check(dtype: _dt.dtype, extras: dict) -> None:
+    # hardtanh is torch's clamp: every type but bool and complex
+    if dtype is _dt.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
+def _softshrink_check(dtype: _dt.dtype, extras: dict) -> None:
+    """softshrink's meta check: floating types, and a lambda in [0, the dtype's max]."""
+    if not dtype.is_floating_point:
+        raise not_implemented("softshrink_check", dtype)
+    lambd, top = extras["lambd"], _dt.finfo(dtype).max
+    if not 0 <= float(lambd) <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{SCALAR_TYPE_NAME[dtype]}, but found {float(lambd):g}")
+
+
+# torch._C._nn's activations (python_module: nn): declared without a torch-namespace binding;
+# torch.nn.functional calls their operators
+leaky_relu = elementwise(
+    "leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)",
+    functional="leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor",
+    inplace="leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)",
+    config=UNARY_OP, scalar=s.leaky_relu, dispatch_check=_dispatch("leaky_relu_cpu", True), variants="",
+    inplace_variants="")
+hardtanh = elementwise(
+    "hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)",
+    functional="hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+    inplace="hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)",
+    config=UNARY_OP, scalar=s.hardtanh, dispatch_check=_hardtanh_check, variants="", inplace_variants="")
+softplus = elementwise(
+    "softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)",
+    functional="softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor",
+    config=UNARY_OP, scalar=s.softplus, dispatch_check=_dispatch("softplus_cpu", True), variants="")
+mish = elementwise("mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                   functional="mish(Tensor self) -> Tensor", inplace="mish_(Tensor(a!) self) -> Tensor(a!)",
+                   config=UNARY_OP, scalar=s.mish, dispatch_check=_dispatch("mish_cpu", True), variants="",
+                   inplace_variants="")
+hardsigmoid = elementwise("hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                          functional="hardsigmoid(Tensor self) -> Tensor",
+                          inplace="hardsigmoid_(Tensor(a!) self) -> Tensor(a!)", config=UNARY_OP,
+                          scalar=s.hardsigmoid, dispatch_check=_dispatch("hardsigmoid_cpu", True), variants="",
+                          inplace_variants="")
+hardswish = elementwise("hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+                        functional="hardswish(Tensor self) -> Tensor",
+                        inplace="hardswish_(Tensor(a!) self) -> Tensor(a!)", config=UNARY_OP,
+                        scalar=s.hardswish, dispatch_check=_dispatch("hardswish_cpu", True), variants="",
+                        inplace_variants="")
+softshrink = elementwise("softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)",
+                         functional="softshrink(Tensor self, Scalar lambd=0.5) -> Tensor", config=UNARY_OP,
+                         scalar=s.softshrink, dispatch_check=_softshrink_check, variants="")
+
+
 # selu's constants, as torch's Activation.h
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -164,3 +218,34 @@ def prelu(self: Tensor, weight: Tensor) -> Tensor:
             shape[1] = n
         weight = by_name["reshape"].op(weight, shape)
     return by_name["_prelu_kernel"].op(self, weight)
+
+
+# ---- log_sigmoid: the forward keeps exp(-|x|) as a buffer for the backward, as torch's kernel --------------
+@composite_explicit_autograd("log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)", variants="")
+def log_sigmoid_forward(self: Tensor) -> tuple[Tensor, Tensor]:
+    if not self.dtype.is_floating_point and self._device.type != "meta":
+        raise not_implemented("log_sigmoid_cpu", self.dtype)
+    buffer = by_name["exp"].op(by_name["neg"].op(by_name["abs"].op(self)))
+    low = by_name["clamp_max"].op(self, 0)
+    return by_name["sub.Tensor"].op(low, by_name["log1p"].op(buffer)), buffer
+
+
+@composite_implicit_autograd("log_sigmoid(Tensor self) -> Tensor", variants="")
+def log_sigmoid(self: Tensor) -> Tensor:
+    return by_name["log_sigmoid_forward"].op(self)[0]
+
+
+# ---- glu: the first half of `dim` gated by the sigmoid of the second -------------------------------------
+@composite_explicit_autograd("glu(Tensor self, int dim=-1) -> Tensor", variants="")
+def glu(self: Tensor, dim: int = -1) -> Tensor:
+    if not self.dtype.is_floating_point and self._device.type != "meta":
+        raise not_implemented("glu_cpu", self.dtype)
+    if self.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim + self.dim() if dim < 0 else dim
+    size = self.shape[d]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    a = by_name["narrow"].op(self, d, 0, size // 2)
+    b = by_name["narrow"].op(self, d, size // 2, size // 2)
+    return by_name["mul.Tensor"].op(a, by_name["sigmoid"].op(b))

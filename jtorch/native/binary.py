@@ -364,6 +364,26 @@ atan2 = _binary("atan2", s.atan2, BINARY_FLOAT_OP, numbers_as_tensors=False,
 _alias(atan2, "arctan2")
 hypot = _binary("hypot", s.hypot, numbers_as_tensors=False, dispatch_check=_dispatch("hypot_cpu", _floating))
 
+# ---- xlogy: x * log(y), 0 where x is 0 (kl_div's kernel) -------------------------------------------------
+xlogy = _binary("xlogy", s.xlogy, BINARY_FLOAT_OP, overload="Tensor", inplace_overload="Tensor",
+                out_overload="OutTensor", numbers_as_tensors=False, dispatch_check=_dispatch("xlogy_cpu", _floating),
+                inplace_variants="function, method")
+
+
+@composite_explicit_autograd("xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor")
+def xlogy_scalar_self(self: Any, other: Tensor) -> Tensor:
+    return xlogy.functional.op(wrapped_scalar_tensor(self), other)
+
+
+@composite_explicit_autograd("xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor", "function, method")
+def xlogy_scalar_other(self: Tensor, other: Any) -> Tensor:
+    return xlogy.functional.op(self, wrapped_scalar_tensor(other))
+
+
+@composite_explicit_autograd("xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)", "function, method")
+def xlogy_scalar_other_(self: Tensor, other: Any) -> Tensor:
+    return xlogy.inplace.op(self, wrapped_scalar_tensor(other))
+
 
 def _no_complex_inputs(name: str) -> Callable[[list, dict, int, Any], list]:
     def prepare(tensors: list, extras: dict, mode: int, provided: Tensor | None) -> list:

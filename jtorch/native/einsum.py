@@ -383,3 +383,27 @@ def tensordot_out_kernel(self: Tensor, other: Tensor, dims_self: Sequence[int], 
                            f"got an output tensor with dtype {SCALAR_TYPE_NAME[out.dtype]}")
     resize_output(out, result._size)
     return copy_.op(out, result)
+
+
+# ---- _trilinear: bilinear's kernel (ATen's Linear.cpp) --------------------------------------------------
+@declare("_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, "
+         "int unroll_dim=1) -> Tensor", variants="function").impl("CompositeExplicitAutograd")
+def _trilinear(i1: Tensor, i2: Tensor, i3: Tensor, expand1: Sequence[int], expand2: Sequence[int],
+               expand3: Sequence[int], sumdim: Sequence[int], unroll_dim: int = 1) -> Tensor:
+    """The product of i1, i2, i3, each unsqueezed at its `expand` dims to a common rank, summed over
+    `sumdim` (those dims dropped): written as one einsum, which contracts pairwise with bmm."""
+    total = len(i1._size) + len(expand1)
+    if not 0 <= unroll_dim < total:
+        raise RuntimeError(f"unroll_dim must be in [0,{total - 1}]")
+    letters = [chr(ord("a") + i) for i in range(total)]
+    subs = ["".join(c for i, c in enumerate(letters) if i not in set(expand)) for expand in (expand1, expand2, expand3)]
+    summed = set(sumdim)
+    kept = [i for i in range(total) if i not in summed]
+    present = set("".join(subs))
+    # a kept dim expanded in all three operands has size 1 in the result: einsum cannot name it
+    out = by_name["einsum"].op(",".join(subs) + "->" + "".join(letters[i] for i in kept if letters[i] in present),
+                               [i1, i2, i3])
+    for pos, i in enumerate(kept):
+        if letters[i] not in present:
+            out = unsqueeze.op(out, pos)
+    return out

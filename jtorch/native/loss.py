@@ -15,6 +15,7 @@ from ..geometry import shape_str
 from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import allocate
 from ..tensor import Tensor
+from .factories import aten
 from .registry import declare
 
 _NONE, _MEAN, _SUM = 0, 1, 2
@@ -110,3 +111,51 @@ declare("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduct
         "(Tensor output, Tensor total_weight)", variants="").impl_backends(nll_loss_forward)
 declare("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
         "SymInt ignore_index, Tensor total_weight) -> Tensor", variants="").impl_backends(nll_loss_backward)
+
+
+# ---- nll_loss2d: (N, C, H, W) scores, (N, H, W) targets; computed as nll_loss on one row per position ----
+def _rows(self: Tensor) -> Tensor:
+    """(N, C, H, W) -> (N * H * W, C): classes last, one row per position."""
+    return aten("reshape")(aten("movedim.int")(self, 1, -1), (-1, self._size[1]))
+
+
+def _check_2d(self: Tensor, target: Tensor, weight: Tensor | None) -> None:
+    """TORCH_META_FUNC's checks of nll_loss2d_forward (LossNLL2d.cpp)."""
+    if target.dim() != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{target.dim()}")
+    if self.dim() != 4:
+        raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got input of dimension: "
+                           f"{self.dim()}")
+    if weight is not None and weight.numel() != self._size[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if (self._size[0], *self._size[2:]) != target._size:
+        raise RuntimeError(f"size mismatch (got input: {shape_str(self._size)} , target: {shape_str(target._size)}")
+
+
+def nll_loss2d_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                       ignore_index: int) -> tuple[Tensor, Tensor]:
+    _check_2d(self, target, weight)
+    out, total_weight = aten("nll_loss_forward")(_rows(self), aten("reshape")(target, (-1,)), weight, reduction,
+                                                 ignore_index)
+    return (aten("reshape")(out, target._size) if reduction == _NONE else out), total_weight
+
+
+def nll_loss2d_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                        ignore_index: int, total_weight: Tensor) -> Tensor:
+    _check_2d(self, target, weight)
+    if reduction == _NONE and grad_output._size != target._size:
+        raise RuntimeError(f"grad_output must have same dimension as target: {shape_str(target._size)} but got "
+                           f"{shape_str(grad_output._size)}")
+    g = aten("reshape")(grad_output, (-1,)) if reduction == _NONE else grad_output
+    rows = aten("nll_loss_backward")(g, _rows(self), aten("reshape")(target, (-1,)), weight, reduction, ignore_index,
+                                     total_weight)
+    n, c, h, w = self._size
+    return aten("contiguous")(aten("movedim.int")(aten("reshape")(rows, (n, h, w, c)), -1, 1))
+
+
+declare("nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
+        "(Tensor output, Tensor total_weight)", variants="").impl("CompositeExplicitAutograd")(nll_loss2d_forward)
+declare("nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+        "SymInt ignore_index, Tensor total_weight) -> Tensor", variants="").impl("CompositeExplicitAutograd")(
+    nll_loss2d_backward)

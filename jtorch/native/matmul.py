@@ -20,6 +20,7 @@ from .binary import mul
 from .blas import bmm, dot, dot_out, mm, mv, mv_out
 from .conversion import contiguous
 from .copy import copy_
+from .inplace_views import squeeze_dim_
 from .registry import declare
 from .views import _unsafe_view, expand, reshape, squeeze_dim, transpose, unsqueeze, view_as
 
@@ -147,8 +148,8 @@ def _matmul_impl(out: Tensor | None, t1: Tensor, t2: Tensor) -> Tensor:
         if out is not None:
             return _squeeze0_(mm.out.op(row, t2, out=out))
         r = mm.functional.op(row, t2)
-        # ATen's squeeze_(0) is recorded by autograd; with history, squeeze through the dispatcher
-        return squeeze_dim.op(r, 0) if r.requires_grad else _squeeze0_(r)
+        # ATen's squeeze_(0) is recorded by autograd (SqueezeBackward4); with history, through the dispatcher
+        return squeeze_dim_.op(r, 0) if r.requires_grad else _squeeze0_(r)
     if _should_fold(t1, t2, out is not None):
         return _fold(out, t1, t2)
     return _batched(out, t1, t2)

@@ -302,7 +302,13 @@ def diag(self: Tensor, diagonal: int = 0) -> Tensor:
     _diag_check(self, "diag(): ")
     if len(self._size) == 1:
         return aten("diag_embed")(self, diagonal)
-    return aten("clone")(aten("diagonal")(self, diagonal), memory_format=contiguous_format)
+    return aten("diagonal_copy")(self, diagonal)  # as torch: one DiagonalBackward0_copy node
+
+
+@composite_explicit_autograd("diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor")
+def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """diagonal's view copied into a new contiguous tensor (the view_copy form of diagonal)."""
+    return aten("clone")(aten("diagonal")(self, offset, dim1, dim2), memory_format=contiguous_format)
 
 
 @backend_kernel("diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", "function")

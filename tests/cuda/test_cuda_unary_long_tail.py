@@ -1,7 +1,8 @@
 """The long-tail elementwise operators on CUDA equal the same jtorch calls on the CPU (tiny sizes: the
 simulator runs one thread per element): inverse hyperbolic functions, sgn, signbit, isposinf /
 isneginf, deg2rad / rad2deg, angle, the shifts, conj_physical, complex / polar, the real / imag views
-of device memory, and the activation operators (hardshrink, threshold, elu family, prelu).
+of device memory, and the activation operators (hardshrink, threshold, elu family, prelu, leaky_relu,
+hardtanh, softplus, mish, hardsigmoid, hardswish, softshrink) and xlogy.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ F32 = jtorch.tensor([-2.5, -0.0, 0.3, 1.5, float("inf"), float("nan")])
 POS = jtorch.tensor([1.0, 1.5, 4.0])
 INT = jtorch.tensor([-3, 0, 5], dtype=jtorch.int32)
 C64 = jtorch.tensor([1 + 2j, 0j, -0.5 + 0.1j])
+F = jtorch.nn.functional
 
 
 @pytest.mark.parametrize("fn, x", [
@@ -24,6 +26,9 @@ C64 = jtorch.tensor([1 + 2j, 0j, -0.5 + 0.1j])
     (jtorch.conj_physical, C64), (jtorch.square, INT), (jtorch.fix, F32),
     (lambda t: jtorch.hardshrink(t, 0.4), F32), (lambda t: jtorch.threshold(t, 0.2, -1.0), F32),
     (jtorch.celu, F32), (jtorch.selu, F32), (lambda t: jtorch.prelu(t, jtorch.tensor([0.25], device=t.device)), F32),
+    (lambda t: F.leaky_relu(t, 0.2), F32), (lambda t: F.hardtanh(t, -1.0, 1.0), F32), (F.relu6, INT),
+    (lambda t: F.softplus(t, 2.0, 2.0), F32), (F.mish, F32), (F.hardsigmoid, F32), (F.hardswish, F32),
+    (lambda t: F.softshrink(t, 0.4), F32), (lambda t: jtorch.xlogy(t, t.abs()), F32), (lambda t: jtorch.xlogy(t, 2.0), INT),
 ], ids=repr)
 def test_unary_matches_cpu(fn, x):
     check(fn, x, rtol=2e-6, atol=1e-7)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import jtorch as torch
 
-from ...scalar import SCALAR_TYPE_NAME, checked_scalar, not_implemented
+from ...native import activations as _act
+from ...native.registry import by_name as _ops
+from ...scalar import checked_scalar, not_implemented
 from ...tensor import Tensor
 from ...warn import user_stacklevel
 
@@ -67,14 +69,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _apply(_hardtanh, input, inplace, min_val, max_val)
-
-
-def _hardtanh(input: Tensor, min_val: float, max_val: float) -> Tensor:
-    if not input.is_floating_point():
-        min_val, max_val = int(min_val), int(max_val)  # integer inputs keep their dtype
-    # nested where rather than clamp: torch's hardtanh_backward is 0 at the boundaries, clamp's is 1
-    return torch.where(input <= min_val, min_val, torch.where(input >= max_val, max_val, input))
+    return (_act.hardtanh.inplace if inplace else _act.hardtanh.functional).op(input, min_val, max_val)
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -86,9 +81,8 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    _float_only(input, "leaky_relu_cpu")
     _opmath_check(input, negative_slope)
-    return _apply(lambda x: torch.where(x > 0, x, x * negative_slope), input, inplace)
+    return (_act.leaky_relu.inplace if inplace else _act.leaky_relu.functional).op(input, negative_slope)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -145,36 +139,20 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    _float_only(input, "softplus_cpu")
     _opmath_check(input, beta, threshold)
-    scaled = input * beta if beta != 1.0 else input
-    # above the threshold torch returns x itself; below it log1p(exp(beta x)) / beta, with the
-    # exponent clamped so that the branch not taken cannot overflow into a NaN gradient
-    soft = torch.log1p(torch.exp(scaled.clamp_max(threshold)))
-    if beta != 1.0:
-        soft = soft / beta
-    return torch.where(scaled > threshold, input, soft)
+    return _act.softplus.functional.op(input, beta, threshold)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
-    _float_only(input, "mish_cpu")
-    return _apply(lambda x: x * torch.tanh(softplus(x)), input, inplace)
+    return (_act.mish.inplace if inplace else _act.mish.functional).op(input)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    _float_only(input, "hardsigmoid_cpu")
-    return _apply(lambda x: _hardtanh(x + 3.0, 0.0, 6.0) / 6.0, input, inplace)
+    return (_act.hardsigmoid.inplace if inplace else _act.hardsigmoid.functional).op(input)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    _float_only(input, "hardswish_cpu")
-    return _apply(_hardswish, input, inplace)
-
-
-def _hardswish(input: Tensor) -> Tensor:
-    # the branches of torch's hardswish_backward: 0 up to -3, x/3 + 1/2 inside, 1 from 3 on
-    mid = input * (input + 3.0) / 6.0
-    return torch.where(input <= -3.0, 0.0, torch.where(input < 3.0, mid, input))
+    return (_act.hardswish.inplace if inplace else _act.hardswish.functional).op(input)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -190,10 +168,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be in range [0, {torch.finfo(input.dtype).max:g}] for input dtype "
-                           f"{SCALAR_TYPE_NAME[input.dtype]}, but found {lambd:g}")
-    return torch.where(input > lambd, input - lambd, torch.where(input < -lambd, input + lambd, 0.0))
+    return _act.softshrink.functional.op(input, lambd)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -205,12 +180,7 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def logsigmoid(input: Tensor) -> Tensor:
-    """min(x, 0) - log1p(exp(-|x|)), with -|x| written as a where so that its derivative at 0
-    is -1 (torch's log_sigmoid_backward gives 1/2 there)."""
-    _float_only(input, "log_sigmoid_cpu")
-    neg = input < 0
-    neg_abs = torch.where(neg, input, -input)
-    return torch.where(neg, input, 0.0) - torch.log1p(torch.exp(neg_abs))
+    return _ops["log_sigmoid_forward"].op(input)[0]
 
 
 # ---- softmax family ---------------------------------------------------------------------------
@@ -243,11 +213,4 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = dim + input.dim() if dim < 0 else dim
-    size = input.shape[d]
-    if size % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
-    a, b = input.chunk(2, d)
-    return a * b.sigmoid()
+    return _ops["glu"].op(input, dim)

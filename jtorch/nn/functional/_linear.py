@@ -44,8 +44,12 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     if bias is not None and bias.size(0) != weight.size(0):
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected "
                            f"{weight.size(0)}")
-    # y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j]
-    out = jtorch.einsum("...i,oij,...j->...o", input1, weight, input2)
+    # y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j], as ATen's bilinear: one _trilinear of the
+    # flattened inputs (TrilinearBackward0), reshaped to the batch shape
+    size = [*input1.shape[:-1], weight.size(0)]
+    flat1 = input1.reshape(-1, input1.size(-1))
+    flat2 = input2.reshape(-1, input2.size(-1))
+    out = jtorch.ops.aten._trilinear(flat1, weight, flat2, [1, 3], [0], [1, 2], [2, 3]).reshape(size)
     return out if bias is None else out + bias
 
 

@@ -1,9 +1,9 @@
 """Loss functions of `torch.nn.functional`, composed from jtorch's differentiable operators.
 
 cross_entropy with class indices is torch's: one log_softmax and one aten::nll_loss_forward
-(jtorch/native/loss.py), recording LogSoftmaxBackward0 and NllLossBackward0. binary_cross_entropy
-is an autograd Function so that its gradient is torch's `(x - y) / max(x (1 - x), 1e-12)` also where
-the input is exactly 0 or 1 (the composed log's gradient would be cut by the -100 clamp there).
+(jtorch/native/loss.py), recording LogSoftmaxBackward0 and NllLossBackward0. mse_loss, smooth_l1_loss,
+huber_loss and the binary cross entropies call their aten operators (jtorch/native/pointwise_losses.py),
+recording torch's one node each.
 """
 from __future__ import annotations
 
@@ -11,12 +11,11 @@ import warnings
 
 import jtorch as torch
 
-from ...autograd.function import Function
+from ...native.registry import by_name as _ops
 from ...scalar import SCALAR_TYPE_NAME
 from ...tensor import Tensor
 from ...warn import user_stacklevel
 from .._reduction import apply_reduction, get_reduction, legacy_get_string
-from ._activation import logsigmoid
 
 __all__ = [
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
@@ -60,10 +59,10 @@ def _regression_inputs(input: Tensor, target: Tensor, size_average: bool | None,
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     input, target, reduction = _regression_inputs(input, target, size_average, reduce, reduction)
-    diff = input - target
     if weight is not None:
+        diff = input - target
         return _weighted(diff * diff, input, weight, reduction, True)
-    return apply_reduction(diff * diff, get_reduction(reduction))
+    return _ops["mse_loss"].op(input, target, _ENUM[get_reduction(reduction)])
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -74,9 +73,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, red
     return apply_reduction((input - target).abs(), get_reduction(reduction))
 
 
-def _smooth_l1(input: Tensor, target: Tensor, beta: float) -> Tensor:
-    z = (input - target).abs()
-    return torch.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+_ENUM = {"none": 0, "mean": 1, "sum": 2}  # torch.nn._reduction.get_enum
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -85,9 +82,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     reduction = get_reduction(reduction)
     if beta == 0.0:
         return apply_reduction((input - target).abs(), reduction)
-    if beta < 0:
-        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    return apply_reduction(_smooth_l1(input, target, beta), reduction)
+    return _ops["smooth_l1_loss"].op(input, target, _ENUM[reduction], beta)
 
 
 def _huber(input: Tensor, target: Tensor, delta: float) -> Tensor:
@@ -103,8 +98,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     input, target = torch.broadcast_tensors(input, target)
     if weight is not None:
         return _weighted(_huber(input, target, delta), input, weight, reduction, False)
-    reduction = get_reduction(reduction)
-    return apply_reduction(_huber(input, target, delta), reduction)
+    return _ops["huber_loss"].op(input, target, _ENUM[get_reduction(reduction)], delta)
 
 
 # ---- classification: nll_loss and cross_entropy ------------------------------------------------
@@ -131,8 +125,7 @@ def _check_nll(input: Tensor, target: Tensor, weight: Tensor | None) -> int:
         if weight is not None and weight.numel() != n_classes:
             raise RuntimeError("weight tensor should be defined either for all or no classes")
         if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-            raise RuntimeError(f"input and target batch or spatial sizes don't match: target {list(target.shape)}, "
-                               f"input {list(input.shape)}")
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
     else:
         if tuple(target.shape[1:]) != tuple(input.shape[2:]):
             raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, "
@@ -149,8 +142,8 @@ _REDUCTION = {"none": 0, "mean": 1, "sum": 2}  # at::Reduction
 
 
 def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, reduction: str) -> Tensor:
-    """torch's nll_loss_nd: aten::nll_loss_forward on a (C,) or (N, C) input; an (N, C, d1, ...)
-    input is taken as one row per position, classes last (torch views it for nll_loss2d)."""
+    """torch's nll_loss_nd: aten::nll_loss_forward on a (C,) or (N, C) input, aten::nll_loss2d_forward
+    on an (N, C, H, W) one; other (N, C, d1, ...) inputs are viewed as (N, C, 1, d1 * ...) for it."""
     _check_nll(input, target, weight)
     r = _REDUCTION[reduction]
     forward = torch.ops.aten.nll_loss_forward.default
@@ -158,9 +151,16 @@ def _nll(input: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int
         target = target.reshape(())
     if input.dim() <= 2:
         return forward(input, target, weight, r, ignore_index)[0]
-    rows = input.movedim(1, -1).reshape(-1, input.shape[1])
-    out = forward(rows, target.reshape(-1), weight, r, ignore_index)[0]
-    return out.reshape(target.shape) if r == 0 else out
+    forward2d = torch.ops.aten.nll_loss2d_forward.default
+    if input.dim() == 4:
+        return forward2d(input, target, weight, r, ignore_index)[0]
+    # 3-D or more than 4-D: viewed as (N, C, 1, positions), as torch's nll_loss_nd
+    n, c, out_size = input.shape[0], input.shape[1], list(input.shape[2:])
+    # an empty batch is viewed as (N, C, 0, 0), as torch does
+    input = input.contiguous().view(n, c, 1, -1) if input.numel() else input.contiguous().view(n, c, 0, 0)
+    target = target.contiguous().view(n, 1, -1) if target.numel() else target.contiguous().view(n, 0, 0)
+    out = forward2d(input, target, weight, r, ignore_index)[0]
+    return out.view([n, *out_size]) if r == 0 else out
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
@@ -238,28 +238,6 @@ def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Tensor | None
 
 
 # ---- binary losses ----------------------------------------------------------------------------
-class _BinaryCrossEntropy(Function):
-    """Elementwise -(y log x + (1 - y) log(1 - x)), logs clamped at -100, with torch's gradients."""
-
-    @staticmethod
-    # the ignore on the next line: a Function's forward takes its own arguments
-    def forward(ctx, input: Tensor, target: Tensor) -> Tensor:  # type: ignore[override]
-        if input.device.type != "meta" and not bool(((input >= 0) & (input <= 1)).all()):
-            raise RuntimeError("all elements of input should be between 0 and 1")
-        ctx.save_for_backward(input, target)
-        return (target - 1) * torch.log1p(-input).clamp_min(-100.0) - target * torch.log(input).clamp_min(-100.0)
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:  # type: ignore[override]  # a Function's backward takes its own arguments
-        input, target = ctx.saved_tensors
-        gi = gt = None
-        if ctx.needs_input_grad[0]:
-            gi = grad * (input - target) / ((1 - input) * input).clamp_min(1e-12)
-        if ctx.needs_input_grad[1]:
-            gt = grad * -torch.logit(input)
-        return gi, gt
-
-
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -267,10 +245,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if target.size() != input.size():
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
-    loss = _BinaryCrossEntropy.apply(input, target)
     if weight is not None:
-        loss = loss * weight.expand(torch.broadcast_shapes(target.size(), weight.size()))
-    return apply_reduction(loss, reduction)
+        weight = weight.expand(torch.broadcast_shapes(target.size(), weight.size()))
+    return _ops["binary_cross_entropy"].op(input, target, weight, _ENUM[reduction])
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -285,14 +262,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
 def binary_cross_entropy_with_logits_impl(input: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
                                           pos_weight: Tensor | None) -> Tensor:
     """aten::binary_cross_entropy_with_logits: nn.functional's less its Python-level size check."""
-    # torch's formula: (1 - y) x - lw * log_sigmoid(x), lw = 1 + (pos_weight - 1) y; stable for any x
-    log_sig = logsigmoid(input)
-    if pos_weight is not None:
-        log_sig = log_sig * ((pos_weight - 1) * target + 1)
-    loss = (1 - target) * input - log_sig
-    if weight is not None:
-        loss = loss * weight
-    return apply_reduction(loss, reduction)
+    return _ops["binary_cross_entropy_with_logits"].op(input, target, weight, pos_weight, _ENUM[reduction])
 
 
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -306,13 +276,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, redu
                       stacklevel=user_stacklevel())
     if reduction != "batchmean":
         get_reduction(reduction)
-    if log_target:
-        loss = torch.exp(target) * (target - input)
-    else:
-        # xlogy(y, y) - y x: 0 where y == 0 (the log's argument is made 1 there, so no NaN gradient)
-        zero = target == 0
-        loss = torch.where(zero, 0.0, target * torch.log(torch.where(zero, 1.0, target))) - target * input
-    if reduction == "batchmean":
-        out = loss.sum()
-        return out / input.shape[0] if input.dim() != 0 else out
-    return apply_reduction(loss, reduction)
+    # aten::kl_div: xlogy(y, y) - y x (or exp(y) (y - x) for a log target), reduced; batchmean sums
+    out = _ops["kl_div"].op(input, target, _ENUM["sum" if reduction == "batchmean" else reduction],
+                            log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        return out / input.shape[0]
+    return out

@@ -7,6 +7,7 @@ import math
 import jtorch as torch
 
 from ...native.factories import wrapped_scalar_tensor as _wrapped
+from ...native.registry import by_name as _ops
 from ...tensor import Tensor
 from .._reduction import apply_reduction, get_reduction
 from ._activation import logsigmoid
@@ -59,7 +60,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     reduction = get_reduction(reduction, size_average, reduce)
-    return apply_reduction(torch.log1p(torch.exp(-input * target)), reduction)
+    return _ops["soft_margin_loss"].op(input, target, {"none": 0, "mean": 1, "sum": 2}[reduction])
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
