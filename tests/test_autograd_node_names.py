@@ -250,6 +250,11 @@ P.update({
         F(T).batch_norm(x(T, (4, 3)), T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64),
                         x(T, (3,), seed=1), x(T, (3,), seed=2))),
     "F_instance_norm": lambda T: F(T).instance_norm(x(T, (2, 3, 4))),
+    "F_instance_norm_rs": lambda T: F(T).instance_norm(
+        x(T, (2, 3, 4)), T.zeros(3, dtype=T.float64), T.ones(3, dtype=T.float64), x(T, (3,), seed=1),
+        x(T, (3,), seed=2), use_input_stats=True),
+    "F_batch_norm_3d": lambda T: F(T).batch_norm(x(T, (2, 3, 4)), None, None, training=True),
+    "F_group_norm_nw": lambda T: F(T).group_norm(x(T, (2, 4, 3)), 2),
     "F_rms_norm": lambda T: F(T).rms_norm(x(T), (3,), x(T, (3,), seed=1)),
     "F_embedding": lambda T: F(T).embedding(T.tensor([0, 2]), x(T, (3, 2))),
     "F_one_hot_mul": lambda T: F(T).one_hot(T.tensor([0, 2]), 3) * x(T),
@@ -329,10 +334,6 @@ P.update({
 # torch records these as one native node (its own kernel and derivatives.yaml entry); jtorch
 # decomposes them into smaller operators, so the graphs differ
 DECOMPOSED = {
-    "F_layer_norm": "NativeLayerNormBackward0", "F_layer_norm_nw": "NativeLayerNormBackward0",
-    "F_group_norm": "NativeGroupNormBackward0",
-    "F_batch_norm": "NativeBatchNormBackward0", "F_batch_norm_eval": "NativeBatchNormBackward0",
-    "F_instance_norm": "NativeBatchNormBackward0",
     "F_pad": "ConstantPadNdBackward0", "F_pad_refl": "ReflectionPad1DBackward0",
     "F_pad_repl": "ReplicationPad1DBackward0", "F_pad_circ": "CopySlices of slices",
     "F_interp": "UpsampleNearest1DBackward0", "F_interp_lin": "UpsampleLinear1DBackward0",

@@ -17,12 +17,13 @@ from __future__ import annotations
 from . import (
                derivatives_elementwise,
                derivatives_nn_conv,
+               derivatives_normalization,
                derivatives_reductions,
                derivatives_shape,
 )
 
 DERIVATIVES = [*derivatives_elementwise.ENTRIES, *derivatives_reductions.ENTRIES, *derivatives_shape.ENTRIES,
-               *derivatives_nn_conv.ENTRIES]
+               *derivatives_nn_conv.ENTRIES, *derivatives_normalization.ENTRIES]
 
 NON_DIFFERENTIABLE = frozenset({
     # factories and *_like: new tensors, no history

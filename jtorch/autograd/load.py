@@ -51,9 +51,11 @@ def helpers() -> dict[str, Any]:
     global _helpers
     if _helpers is None:
         from . import formulas, formulas_elementwise, formulas_nn_conv, formulas_reductions, formulas_shape
+        from . import formulas_normalization
 
         _helpers = dict(provided)
-        for m in (formulas, formulas_elementwise, formulas_reductions, formulas_shape, formulas_nn_conv):
+        for m in (formulas, formulas_elementwise, formulas_reductions, formulas_shape, formulas_nn_conv,
+                  formulas_normalization):
             _helpers.update((k, v) for k, v in vars(m).items() if not k.startswith("__"))
     return _helpers
 

@@ -26,6 +26,7 @@ from . import (
     loss,
     masks,
     matmul,
+    normalization,
     pair_losses,
     pointwise_losses,
     pooling,

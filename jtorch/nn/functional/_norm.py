@@ -1,9 +1,9 @@
-"""Normalisation functions of `torch.nn.functional`: batch_norm, layer_norm, group_norm.
+"""Normalisation functions of `torch.nn.functional`: batch_norm, layer_norm, group_norm, instance_norm,
+rms_norm.
 
-Each is var_mean (biased) and (x - mean) * rsqrt(var + eps), then the affine part: jtorch's
-differentiable operators, so the gradient is var_mean's and needs no formula of its own.
-batch_norm in training updates the running statistics in place, outside autograd, as torch
-does: running = (1 - momentum) running + momentum * batch statistic, with the unbiased variance.
+batch_norm, layer_norm and group_norm check their arguments with torch's texts and run one aten
+operator each (native_batch_norm, native_layer_norm, native_group_norm: jtorch/native/normalization.py),
+so the graph has torch's one node; instance_norm is batch_norm over the (1, N*C, ...) view, as ATen's.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import jtorch as torch
 
+from ...native.registry import by_name as _ops
 from ...tensor import Tensor
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "instance_norm"]
@@ -22,20 +23,6 @@ def _verify_batch_size(size: Sequence[int]) -> None:
         size_prods *= s
     if size_prods == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
-
-
-def _per_channel(t: Tensor, ndim: int) -> Tensor:
-    """A (C,) tensor viewed as (1, C, 1, ...) against an ndim-dim input."""
-    return t.view([1, -1] + [1] * (ndim - 2)) if ndim > 2 else t
-
-
-def _affine_per_channel(out: Tensor, weight: Tensor | None, bias: Tensor | None, ndim: int) -> Tensor:
-    """The affine part of batch, instance and group norm: out * weight + bias, each per channel (or absent)."""
-    if weight is not None:
-        out = out * _per_channel(weight, ndim)
-    if bias is not None:
-        out = out + _per_channel(bias, ndim)
-    return out
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -63,21 +50,7 @@ def batch_norm_impl(input: Tensor, running_mean: Tensor | None, running_var: Ten
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != num_features:
             raise RuntimeError(f"{name} should contain {num_features} elements not {t.numel()}")
-    ndim = input.dim()
-    if training:
-        dims = [0] + list(range(2, ndim))
-        var, mean = torch.var_mean(input, dims, correction=0)
-        if running_mean is not None or running_var is not None:
-            n = input.numel() // num_features
-            with torch.no_grad():
-                if running_mean is not None:
-                    running_mean.copy_(mean * momentum + running_mean * (1 - momentum))
-                if running_var is not None:
-                    running_var.copy_(var * (momentum * n / (n - 1)) + running_var * (1 - momentum))
-    else:
-        mean, var = running_mean, running_var  # type: ignore[assignment]  # checked above: given in evaluation mode
-    out = (input - _per_channel(mean, ndim)) * _per_channel(torch.rsqrt(var + eps), ndim)
-    return _affine_per_channel(out, weight, bias, ndim)
+    return _ops["native_batch_norm"].op(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 
 def _check_normalized_shape(input: Tensor, normalized_shape: int | Sequence[int],
@@ -101,14 +74,7 @@ def _check_normalized_shape(input: Tensor, normalized_shape: int | Sequence[int]
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     shape = _check_normalized_shape(input, normalized_shape, (("weight", weight), ("bias", bias)))
-    dims = list(range(-len(shape), 0))
-    var, mean = torch.var_mean(input, dims, correction=0, keepdim=True)
-    out = (input - mean) * torch.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return _ops["native_layer_norm"].op(input, shape, weight, bias, eps)[0]
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
@@ -130,10 +96,10 @@ def group_norm_impl(input: Tensor, num_groups: int, weight: Tensor | None, bias:
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
-    x = input.reshape(n, num_groups, -1)
-    var, mean = torch.var_mean(x, -1, correction=0, keepdim=True)
-    out = ((x - mean) * torch.rsqrt(var + eps)).reshape(input.shape)
-    return _affine_per_channel(out, weight, bias, input.dim())
+    hxw = 1
+    for d in input.shape[2:]:
+        hxw *= d
+    return _ops["native_group_norm"].op(input, weight, bias, n, c, hxw, num_groups, eps)[0]
 
 
 def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
@@ -168,21 +134,18 @@ def instance_norm_impl(input: Tensor, running_mean: Tensor | None, running_var: 
     """aten::instance_norm (torch.instance_norm): nn.functional's instance_norm less its Python-level check."""
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
-    ndim = input.dim()
-    if use_input_stats:
-        dims = list(range(2, ndim))
-        var, mean = torch.var_mean(input, dims, correction=0, keepdim=True)
-        if running_mean is not None or running_var is not None:
-            n = input.numel() // (input.shape[0] * input.shape[1])
-            with torch.no_grad():
-                flat = [input.shape[0], input.shape[1]]
-                if running_mean is not None:
-                    running_mean.copy_(mean.view(flat).mean(0) * momentum + running_mean * (1 - momentum))
-                if running_var is not None:
-                    unbiased = var.view(flat).mean(0) * (n / (n - 1))
-                    running_var.copy_(unbiased * momentum + running_var * (1 - momentum))
-        out = (input - mean) * torch.rsqrt(var + eps)
-    else:
-        out = ((input - _per_channel(running_mean, ndim))  # type: ignore[arg-type]  # checked above: given
-               * _per_channel(torch.rsqrt(running_var + eps), ndim))  # type: ignore[operator,arg-type]  # as above
-    return _affine_per_channel(out, weight, bias, ndim)
+    b, c = input.shape[0], input.shape[1]
+    shape = [1, b * c] + list(input.shape[2:])
+
+    def repeated(t: Tensor | None) -> Tensor | None:
+        return None if t is None else t.repeat(b)
+
+    running_mean_, running_var_ = repeated(running_mean), repeated(running_var)
+    out = batch_norm_impl(input.contiguous().view(shape), running_mean_, running_var_, repeated(weight),
+                          repeated(bias), use_input_stats, momentum, eps)
+    with torch.no_grad():  # ATen's at::alias(running_mean).copy_(...): the batch average of the per-instance ones
+        if running_mean is not None:
+            running_mean.copy_(running_mean_.view(b, c).mean(0))  # type: ignore[union-attr]  # given with it
+        if running_var is not None:
+            running_var.copy_(running_var_.view(b, c).mean(0))  # type: ignore[union-attr]  # given with it
+    return out.view(list(input.shape))
