@@ -50,8 +50,14 @@ def table() -> dict[str, tuple[Derivative, str]]:
 def helpers() -> dict[str, Any]:
     global _helpers
     if _helpers is None:
-        from . import formulas, formulas_elementwise, formulas_nn_conv, formulas_reductions, formulas_shape
-        from . import formulas_normalization
+        from . import (
+            formulas,
+            formulas_elementwise,
+            formulas_nn_conv,
+            formulas_normalization,
+            formulas_reductions,
+            formulas_shape,
+        )
 
         _helpers = dict(provided)
         for m in (formulas, formulas_elementwise, formulas_reductions, formulas_shape, formulas_nn_conv,

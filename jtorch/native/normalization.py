@@ -60,7 +60,8 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 
 
 @composite_explicit_autograd("native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
-                             "Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)")
+                             "Tensor? running_var, bool training, float momentum, float eps) "
+                             "-> (Tensor, Tensor, Tensor)")
 def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                       running_var: Tensor | None, training: bool, momentum: float, eps: float
                       ) -> tuple[Tensor, Tensor, Tensor]:
