@@ -251,3 +251,18 @@ INSTANCE_ERRORS = [
 @pytest.mark.parametrize("case", range(len(INSTANCE_ERRORS)))
 def test_instance_and_rms_errors(case):
     raises_like(lambda: INSTANCE_ERRORS[case](jtorch, nn, F), lambda: INSTANCE_ERRORS[case](torch, torch.nn, TF))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "complex64"])
+@pytest.mark.parametrize("fn", ["layer_norm", "group_norm", "batch_norm", "batch_norm_eval", "instance_norm"])
+def test_norm_refuses_non_floating_input_with_torch_text(fn: str, dtype: str) -> None:
+    def call(T):
+        x = T.arange(24).view(2, 3, 4).to(getattr(T, dtype))
+        f = T.nn.functional
+        return {"layer_norm": lambda: f.layer_norm(x, (4,)), "group_norm": lambda: f.group_norm(x, 3),
+                "batch_norm": lambda: f.batch_norm(x, None, None, training=True),
+                "batch_norm_eval": lambda: f.batch_norm(x, T.zeros(3), T.ones(3)),
+                "instance_norm": lambda: f.instance_norm(x)}[fn]()
+
+    torch = oracle_torch()
+    raises_like(lambda: call(jtorch), lambda: call(torch))

@@ -12,9 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..autograd.grad_mode import no_grad
+from ..scalar import not_implemented
 from ..tensor import Tensor
 from .factories import aten
 from .registry import composite_explicit_autograd
+
+
+def _check_floating(input: Tensor, kernel: str) -> None:
+    """The CPU kernels' AT_DISPATCH: floating types only."""
+    if not input.dtype.is_floating_point and input._device.type != "meta":
+        raise not_implemented(kernel, input.dtype)
 
 
 def _moments(x: Tensor, dims: list[int], eps: float) -> tuple[Tensor, Tensor, Tensor]:
@@ -41,6 +48,7 @@ def per_channel(t: Tensor, ndim: int) -> Tensor:
                              "float eps) -> (Tensor, Tensor, Tensor)")
 def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None, bias: Tensor | None,
                       eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    _check_floating(input, "LayerNormKernelImpl")
     dims = list(range(input.dim() - len(normalized_shape), input.dim()))
     dev, mean, rstd = _moments(input, dims, eps)
     return _affine(dev * rstd, weight, bias), mean, rstd
@@ -50,6 +58,7 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Te
                              "SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)")
 def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int, HxW: int,
                       group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    _check_floating(input, "GroupNormKernelImpl")
     x = aten("reshape")(input, [N, group, -1])
     dev, mean, rstd = _moments(x, [2], eps)
     out = aten("reshape")(dev * rstd, list(input.shape))
@@ -65,6 +74,7 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                       running_var: Tensor | None, training: bool, momentum: float, eps: float
                       ) -> tuple[Tensor, Tensor, Tensor]:
+    _check_floating(input, "batch_norm")
     ndim = input.dim()
     w = None if weight is None else per_channel(weight, ndim)
     b = None if bias is None else per_channel(bias, ndim)
