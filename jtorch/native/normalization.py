@@ -76,23 +76,29 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
                       ) -> tuple[Tensor, Tensor, Tensor]:
     _check_floating(input, "batch_norm")
     ndim = input.dim()
-    w = None if weight is None else per_channel(weight, ndim)
-    b = None if bias is None else per_channel(bias, ndim)
     if training:
         dims = [0] + list(range(2, ndim))
-        dev, mean, invstd = _moments(input, dims, eps)
-        out = _affine(dev * invstd, w, b)
-        save_mean, save_invstd = aten("reshape")(mean, [-1]), aten("reshape")(invstd, [-1])
+        mean = input.mean(dims)
+        dev = input - per_channel(mean, ndim)
+        var = (dev * dev).mean(dims)
+        invstd = (var + eps).rsqrt()
         if running_mean is not None or running_var is not None:
             n = input.numel() // input.shape[1]
             with no_grad():
                 if running_mean is not None:
-                    running_mean.copy_(save_mean * momentum + running_mean * (1 - momentum))
+                    running_mean.copy_(mean * momentum + running_mean * (1 - momentum))
                 if running_var is not None:
-                    var = (dev * dev).mean(dims)
                     running_var.copy_(var * (momentum * n / (n - 1)) + running_var * (1 - momentum))
-        return out, save_mean, save_invstd
+        return _transform(input, mean, invstd, weight, bias), mean, invstd
     assert running_mean is not None and running_var is not None  # batch_norm checks them in evaluation mode
-    invstd = (running_var + eps).rsqrt()
-    out = (input - per_channel(running_mean, ndim)) * per_channel(invstd, ndim)
-    return _affine(out, w, b), input.new_empty((0,)), input.new_empty((0,))
+    out = _transform(input, running_mean, (running_var + eps).rsqrt(), weight, bias)
+    return out, input.new_empty((0,)), input.new_empty((0,))
+
+
+def _transform(input: Tensor, mean: Tensor, invstd: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """batch_norm_cpu_transform_input: input * alpha + beta with the per-channel alpha = invstd * weight and
+    beta = bias - mean * alpha (one pass over the input)."""
+    alpha = invstd * weight if weight is not None else invstd
+    beta = bias - mean * alpha if bias is not None else -(mean * alpha)
+    ndim = input.dim()
+    return aten("addcmul")(per_channel(beta, ndim), input, per_channel(alpha, ndim))
