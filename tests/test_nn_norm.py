@@ -266,3 +266,29 @@ def test_norm_refuses_non_floating_input_with_torch_text(fn: str, dtype: str) ->
 
     torch = oracle_torch()
     raises_like(lambda: call(jtorch), lambda: call(torch))
+
+
+_RUNNING = np.random.default_rng(5).random((2, 3)) + 0.5  # an eval-mode running mean and variance
+
+
+@pytest.mark.parametrize("case", ["layer_norm", "layer_norm_nw", "group_norm", "batch_norm", "batch_norm_running",
+                                  "batch_norm_eval", "instance_norm"])
+def test_norm_gradients_gradcheck_and_gradgradcheck(case: str) -> None:
+    """native_layer_norm / native_group_norm / native_batch_norm's formulas, first and second order."""
+    rng = np.random.default_rng(0)
+
+    def t(*shape: int) -> jtorch.Tensor:
+        return jtorch.tensor(rng.standard_normal(shape), dtype=jtorch.float64, requires_grad=True)
+
+    rm, rv = (jtorch.tensor(r, dtype=jtorch.float64) for r in _RUNNING)
+    fn, args = {
+        "layer_norm": (lambda x, w, b: F.layer_norm(x, (3, 4), w, b), (t(2, 3, 4), t(3, 4), t(3, 4))),
+        "layer_norm_nw": (lambda x: F.layer_norm(x, (4,)), (t(2, 3, 4),)),
+        "group_norm": (lambda x, w, b: F.group_norm(x, 2, w, b), (t(2, 4, 3), t(4), t(4))),
+        "batch_norm": (lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), (t(4, 3), t(3), t(3))),
+        "batch_norm_running": (lambda x: F.batch_norm(x, rm.clone(), rv.clone(), training=True), (t(4, 3, 2),)),
+        "batch_norm_eval": (lambda x, w, b: F.batch_norm(x, rm, rv, w, b), (t(4, 3, 2), t(3), t(3))),
+        "instance_norm": (lambda x, w, b: F.instance_norm(x, None, None, w, b), (t(2, 3, 4), t(3), t(3))),
+    }[case]
+    assert jtorch.autograd.gradcheck(fn, args)
+    assert jtorch.autograd.gradgradcheck(fn, args)
