@@ -184,12 +184,41 @@ def _std_var(fname: str, self: Tensor, dim: Any, correction: Any, keepdim: bool,
         op("fill_.Scalar")(result, math.nan)
         if mean_result is not None:
             op("fill_.Scalar")(mean_result, math.nan)
-    elif (mean_result is None and self._device.type == "cpu" and out_numel == 1
-          and self.dtype in (_dt.float32, _dt.float64)):
-        op("fill_.Scalar")(result, _std_var_all_cpu(self, correction, take_sqrt))
-    else:
-        _welford(self, dim, correction, take_sqrt, result, mean_result)
+    elif not _two_pass(fname, self, dim, keepdim, shape, dof, take_sqrt, result, mean_result):
+        # A non-finite result (an input holding inf or nan, or sums past the dtype's range): torch's own
+        # algorithm decides what it is. Finite data takes the vectorised two passes above, which agree
+        # with Welford's update to rounding and run many times faster.
+        if (mean_result is None and self._device.type == "cpu" and out_numel == 1
+                and self.dtype in (_dt.float32, _dt.float64)):
+            op("fill_.Scalar")(result, _std_var_all_cpu(self, correction, take_sqrt))
+        else:
+            _welford(self, dim, correction, take_sqrt, result, mean_result)
     return result, mean_result
+
+
+def _two_pass(fname: str, self: Tensor, dim: Any, keepdim: bool, shape: tuple, dof: float, take_sqrt: bool,
+              result: Tensor, mean_result: Tensor | None) -> bool:
+    """The mean, then the sum of squared deviations from it (float16/bfloat16 in float32); whether
+    every variance is finite (only then are the outputs written)."""
+    x = self
+    if x.dtype not in (_dt.float32, _dt.float64):
+        x = op("to.dtype")(x, _dt.float32)
+    mean = op("mean.dim")(x, dim, True)
+    dev = op("sub.Tensor")(x, mean)
+    backend = _backends.backend(self._device.type)
+    target = result if result.dtype is x.dtype else allocate(shape, None, x.dtype, self._device)
+    run_reduction(fname, [target], dev, dim, keepdim, dev.dtype, R.VAR_STD, backend, (dof, take_sqrt))
+    # a non-finite mean makes every deviation, and so the variance, non-finite: one check covers both
+    if backend.implements("numpy_view"):  # the host: read in place, no operator calls on the small-tensor path
+        finite = bool(np.isfinite(backend.numpy_view(target)).all())
+    else:
+        finite = bool(op("all")(op("isfinite")(target)).item())
+    if finite:
+        if target is not result:
+            op("copy_")(result, target)
+        if mean_result is not None:
+            op("copy_")(mean_result, mean if keepdim else op("reshape")(mean, list(shape)))
+    return finite
 
 
 def _std_var_all_cpu(self: Tensor, correction: float, take_sqrt: bool) -> float:
