@@ -72,6 +72,7 @@ from .dtypes import (
     uint32,
     uint64,
 )
+from .dtypes import bit, uint1
 from .kernels.cpu.threads import get_num_threads, set_num_threads
 from .native.asarray import asarray, frombuffer
 from .native.masks import nonzero

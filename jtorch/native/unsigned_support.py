@@ -9,6 +9,10 @@ kernel name; jtorch's kernels could compute them all, so the refusal is added wh
 ELEMENTWISE: TensorIterator families, checked on the common dtype (`uint16 + float32` is float32
 and computes), keyed by the family's out= overload ("clamp.Tensor_out") or its name ("add").
 OPERATORS: every other operator's backend kernel, checked on its first tensor argument's dtype.
+
+The bits type uint1 (torch.bit) has no kernel at all: every OPERATORS entry refuses it too, and so do
+the kernels in BITS_OPERATORS and every elementwise family (BITS_ELEMENTWISE's name, the family's
+ELEMENTWISE name, else "<family>_cpu" as most of torch's kernels are named).
 """
 from __future__ import annotations
 
@@ -67,18 +71,33 @@ OPERATORS: dict[str, str | None] = {
     "eye": "eye", "randperm": "randperm", "uniform_": "check_uniform_bounds", "random_": "random_kernel_cpu",
 }
 
+BITS_OPERATORS: dict[str, str] = {
+    "sum": "sum_cpu", "nansum": "nansum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
+    "cumprod": "cumprod_out_cpu", "fill_": "fill_cpu", "_local_scalar_dense": "_local_scalar_dense_cpu",
+    "equal": "equal_cpu", "index_select": "index_select", "index": "index_cpu", "sort": "copy_kernel",
+    "flip": "flip_cpu", "unique": "copy_kernel", "_unique2": "copy_kernel",
+}
+BITS_ELEMENTWISE: dict[str, str] = {
+    "mul": "mul_cpu", "eq": "eq_cpu", "ne": "ne_cpu", "bitwise_and": "bitwise_and_cpu",
+    "bitwise_or": "bitwise_or_cpu", "bitwise_xor": "bitwise_xor_cpu", "exp": "exp_vml_cpu", "sqrt": "sqrt_vml_cpu",
+    "log": "log_vml_cpu", "sin": "sin_vml_cpu", "cos": "cos_vml_cpu", "tanh": "tanh_vml_cpu",
+}
+
 
 def elementwise_check(out_schema: str, dispatch_check: Callable[[Any, dict], None] | None
                       ) -> Callable[[Any, dict], None] | None:
     """An elementwise family's dispatch check, with torch's refusal of uint16..64 in front."""
     name = out_schema.split("(", 1)[0]
-    stub = ELEMENTWISE.get(name, ELEMENTWISE.get(name.split(".", 1)[0]))
-    if stub is None:
-        return dispatch_check
+    base = name.split(".", 1)[0]
+    stub = ELEMENTWISE.get(name, ELEMENTWISE.get(base))
     limited = _dt.limited_unsigned
+    bits = _dt.bits_dtypes
+    bits_stub = stub if stub is not None and not callable(stub) else BITS_ELEMENTWISE.get(base, f"{base}_cpu")
 
     def check(dtype: Any, extras: dict) -> None:
-        if dtype in limited:
+        if dtype in bits:
+            raise not_implemented(bits_stub, dtype)
+        if stub is not None and dtype in limited:
             kernel = stub(extras) if callable(stub) else stub
             if kernel is not None:
                 raise not_implemented(kernel, dtype)
@@ -115,6 +134,9 @@ def refusing_kernel(name: str, kernel: Callable) -> Callable:
     """`kernel` (a CPU backend kernel of aten::<name>, "max.dim" say), refusing uint16..64 as torch's does."""
     base = name.partition(".")[0]
     stub = OPERATORS[name] if name in OPERATORS else OPERATORS.get(base, OPERATORS.get(base.rstrip("_")))
+    bits_stub = BITS_OPERATORS.get(base, stub)
+    if bits_stub is not None:
+        kernel = _refusing_bits(bits_stub, kernel)
     cond = CONDITIONAL.get(base)
     if stub is None and cond is None:
         return kernel
@@ -140,3 +162,16 @@ def refusing_kernel(name: str, kernel: Callable) -> Callable:
         return kernel(*args, **kwargs)
 
     return refusing
+
+
+def _refusing_bits(stub: str, kernel: Callable) -> Callable:
+    """`kernel`, refusing the bits type uint1 (on its first tensor argument) as torch's AT_DISPATCH does."""
+    bits = _dt.bits_dtypes
+
+    def refusing_bits(*args: Any, **kwargs: Any) -> Any:
+        d = _first_tensor_dtype(args, kwargs)
+        if d in bits:
+            raise not_implemented(stub, d)
+        return kernel(*args, **kwargs)
+
+    return refusing_bits
