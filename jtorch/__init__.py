@@ -44,6 +44,7 @@ from .device import (
 from .dtypes import _default_listeners as _default_dtype_listeners
 from .dtypes import (
     bfloat16,
+    bit,
     bool,
     cdouble,
     cfloat,
@@ -67,12 +68,12 @@ from .dtypes import (
     long,
     set_default_dtype,
     short,
+    uint1,
     uint8,
     uint16,
     uint32,
     uint64,
 )
-from .dtypes import bit, uint1
 from .kernels.cpu.threads import get_num_threads, set_num_threads
 from .native.asarray import asarray, frombuffer
 from .native.masks import nonzero

@@ -191,6 +191,8 @@ def fill__scalar_kernel(self: Tensor, value: Any) -> Tensor:
     """at::native::fill_ (Scalar): no memory-overlap check, as in PyTorch; meta checks nothing."""
     if self._device.type == "meta":
         return self
+    if self.dtype in _dt.bits_dtypes:  # one element takes at::detail::scalar_fill, more the fill stub
+        raise not_implemented("fill_out" if self.numel() == 1 else f"fill_{self._device.type}", self.dtype)
     v = fill_value(self, value)
     if self.numel():
         _backend_of(self).fill(self, v)

@@ -73,9 +73,9 @@ OPERATORS: dict[str, str | None] = {
 
 BITS_OPERATORS: dict[str, str] = {
     "sum": "sum_cpu", "nansum": "nansum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
-    "cumprod": "cumprod_out_cpu", "fill_": "fill_cpu", "_local_scalar_dense": "_local_scalar_dense_cpu",
-    "equal": "equal_cpu", "index_select": "index_select", "index": "index_cpu", "sort": "copy_kernel",
-    "flip": "flip_cpu", "unique": "copy_kernel", "_unique2": "copy_kernel",
+    "cumprod": "cumprod_out_cpu", "_local_scalar_dense": "_local_scalar_dense_cpu",
+    "equal": "equal_cpu", "index": "index_cpu", "sort": "copy_kernel",
+    "unique": "copy_kernel", "_unique2": "copy_kernel",
 }
 BITS_ELEMENTWISE: dict[str, str] = {
     "mul": "mul_cpu", "eq": "eq_cpu", "ne": "ne_cpu", "bitwise_and": "bitwise_and_cpu",
@@ -130,6 +130,27 @@ CONDITIONAL: dict[str, tuple[str, Callable[..., bool]]] = {
 }
 
 
+# bits-type refusals that depend on more than the dtype: torch's index_select moves a tensor's rows through
+# TensorIterator's copy (no dtype dispatch) and dispatches on the dtype only for a 0-d or 1-d self
+BITS_CONDITIONAL: dict[str, tuple[str, Callable[..., bool]]] = {
+    "index_select": ("index_select", lambda self, *args, **kwargs: len(self._size) <= 1),
+}
+
+
+def _cat_copies(tensors: Any, dim: int = 0, *args: Any, **kwargs: Any) -> bool:
+    """torch's cat copies bytes only for a small (< GRAIN_SIZE elements) cat of contiguous tensors along
+    dim 0; otherwise it copies through TensorIterator's copy kernel (which has no bits case)."""
+    ts = [t for t in tensors if t.numel()]
+    if not ts:
+        return False
+    nd = len(ts[0]._size)
+    numel = sum(t.numel() for t in ts)
+    return (dim % nd if nd else 0) != 0 or numel >= 32768 or not all(t.is_contiguous() for t in ts)
+
+
+BITS_CONDITIONAL["cat"] = ("copy_kernel", _cat_copies)
+
+
 def refusing_kernel(name: str, kernel: Callable) -> Callable:
     """`kernel` (a CPU backend kernel of aten::<name>, "max.dim" say), refusing uint16..64 as torch's does."""
     base = name.partition(".")[0]
@@ -137,6 +158,9 @@ def refusing_kernel(name: str, kernel: Callable) -> Callable:
     bits_stub = BITS_OPERATORS.get(base, stub)
     if bits_stub is not None:
         kernel = _refusing_bits(bits_stub, kernel)
+    elif base in BITS_CONDITIONAL:
+        bstub, applies = BITS_CONDITIONAL[base]
+        kernel = _refusing_bits(bstub, kernel, applies)
     cond = CONDITIONAL.get(base)
     if stub is None and cond is None:
         return kernel
@@ -147,7 +171,7 @@ def refusing_kernel(name: str, kernel: Callable) -> Callable:
 
         def refusing_if(*args: Any, **kwargs: Any) -> Any:
             d = _first_tensor_dtype(args, kwargs)
-            if d in limited and applies(*args, **kwargs):
+            if (d in limited or d in _dt.bits_dtypes) and applies(*args, **kwargs):
                 raise not_implemented(cstub, d)
             return kernel(*args, **kwargs)
 
@@ -164,13 +188,14 @@ def refusing_kernel(name: str, kernel: Callable) -> Callable:
     return refusing
 
 
-def _refusing_bits(stub: str, kernel: Callable) -> Callable:
-    """`kernel`, refusing the bits type uint1 (on its first tensor argument) as torch's AT_DISPATCH does."""
+def _refusing_bits(stub: str, kernel: Callable, applies: Callable[..., bool] | None = None) -> Callable:
+    """`kernel`, refusing the bits type uint1 (on its first tensor argument) as torch's AT_DISPATCH does
+    (where `applies` says so, when given)."""
     bits = _dt.bits_dtypes
 
     def refusing_bits(*args: Any, **kwargs: Any) -> Any:
         d = _first_tensor_dtype(args, kwargs)
-        if d in bits:
+        if d in bits and (applies is None or applies(*args, **kwargs)):
             raise not_implemented(stub, d)
         return kernel(*args, **kwargs)
 

@@ -115,8 +115,10 @@ def compute_common_dtype(config: TensorIteratorConfig, inputs: Sequence[Tensor])
 
 
 def promote_integer_to_float(config: TensorIteratorConfig, common: _dt.dtype) -> _dt.dtype:
-    """promote_integer_inputs_to_float: an integral or bool common dtype becomes the default dtype."""
-    if config.promote_integer_inputs_to_float and not (common.is_floating_point or common.is_complex):
+    """promote_integer_inputs_to_float: an integral or bool common dtype becomes the default dtype (c10's
+    isIntegralType: the bits type stays, for its kernel to refuse)."""
+    if config.promote_integer_inputs_to_float and not (common.is_floating_point or common.is_complex
+                                                       or common in _dt.bits_dtypes):
         return _dt.get_default_dtype()
     return common
 
