@@ -83,6 +83,14 @@ BITS_ELEMENTWISE: dict[str, str] = {
     "log": "log_vml_cpu", "sin": "sin_vml_cpu", "cos": "cos_vml_cpu", "tanh": "tanh_vml_cpu",
 }
 
+# The CUDA kernels' AT_DISPATCH names (aten/src/ATen/native/cuda: ReduceArgMaxKernel.cu, ReduceArgMinKernel.cu,
+# Blas.cpp, Nonzero.cu) where they have no case for uint16..64. Others differ from the CPU: max/min/amax/amin
+# dispatch the barebones unsigned types on CUDA, and cumsum/sum reduce in int64, so they compute there.
+CUDA_OPERATORS: dict[str, str] = {
+    "argmax": "argmax_cuda", "argmin": "argmin_cuda", "mm": "addmm_cuda", "addmm": "addmm_cuda",
+    "nonzero": "nonzero_cuda",
+}
+
 
 def elementwise_check(out_schema: str, dispatch_check: Callable[[Any, dict], None] | None
                       ) -> Callable[[Any, dict], None] | None:
@@ -151,9 +159,15 @@ def _cat_copies(tensors: Any, dim: int = 0, *args: Any, **kwargs: Any) -> bool:
 BITS_CONDITIONAL["cat"] = ("copy_kernel", _cat_copies)
 
 
-def refusing_kernel(name: str, kernel: Callable) -> Callable:
-    """`kernel` (a CPU backend kernel of aten::<name>, "max.dim" say), refusing uint16..64 as torch's does."""
+def refusing_kernel(name: str, kernel: Callable, device_type: str = "cpu") -> Callable:
+    """`kernel` (a CPU or CUDA backend kernel of aten::<name>, "max.dim" say), refusing uint16..64 as torch's
+    kernel for that device does."""
     base = name.partition(".")[0]
+    if device_type == "cuda":
+        cuda_stub = CUDA_OPERATORS.get(name, CUDA_OPERATORS.get(base))
+        if cuda_stub is None:
+            return kernel
+        return _refusing(cuda_stub, kernel)
     stub = OPERATORS[name] if name in OPERATORS else OPERATORS.get(base, OPERATORS.get(base.rstrip("_")))
     bits_stub = BITS_OPERATORS.get(base, stub)
     if bits_stub is not None:
@@ -177,7 +191,12 @@ def refusing_kernel(name: str, kernel: Callable) -> Callable:
 
         return refusing_if
 
-    kernel_name: str = stub or ""
+    return _refusing(stub or "", kernel)
+
+
+def _refusing(kernel_name: str, kernel: Callable) -> Callable:
+    """`kernel`, refusing uint16..64 (on its first tensor argument) with AT_DISPATCH's text for `kernel_name`."""
+    limited = _dt.limited_unsigned
 
     def refusing(*args: Any, **kwargs: Any) -> Any:
         d = _first_tensor_dtype(args, kwargs)
