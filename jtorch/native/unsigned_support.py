@@ -84,11 +84,11 @@ BITS_ELEMENTWISE: dict[str, str] = {
 }
 
 # The CUDA kernels' AT_DISPATCH names (aten/src/ATen/native/cuda: ReduceArgMaxKernel.cu, ReduceArgMinKernel.cu,
-# Blas.cpp, Nonzero.cu) where they have no case for uint16..64. Others differ from the CPU: max/min/amax/amin
-# dispatch the barebones unsigned types on CUDA, and cumsum/sum reduce in int64, so they compute there.
+# Blas.cpp, Nonzero.cu, RangeFactories.cu) where they have no case for uint16..64. Others differ from the CPU:
+# max/min/amax/amin dispatch the barebones unsigned types on CUDA, and cumsum/sum reduce in int64, so they compute.
 CUDA_OPERATORS: dict[str, str] = {
     "argmax": "argmax_cuda", "argmin": "argmin_cuda", "mm": "addmm_cuda", "addmm": "addmm_cuda",
-    "nonzero": "nonzero_cuda",
+    "nonzero": "nonzero_cuda", "arange": "arange_cuda",
 }
 
 

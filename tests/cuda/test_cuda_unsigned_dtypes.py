@@ -25,7 +25,9 @@ def test_cuda_kernels_refuse_under_their_cuda_names(cuda, name):
     for fn, cuda_kernel, cpu_kernel in ((lambda t: t.argmax(), "argmax_cuda", "argmax_cpu"),
                                         (lambda t: t.argmin(1), "argmin_cuda", "argmin_cpu"),
                                         (lambda t: jtorch.mm(t, t), "addmm_cuda", "addmm_impl_cpu_"),
-                                        (lambda t: t.nonzero(), "nonzero_cuda", "nonzero_count_cpu")):
+                                        (lambda t: t.nonzero(), "nonzero_cuda", "nonzero_count_cpu"),
+                                        (lambda t: jtorch.arange(3, dtype=t.dtype, device=t.device), "arange_cuda",
+                                         "arange_cpu")):
         assert text(lambda: fn(g)) == f'"{cuda_kernel}" not implemented for \'{tname}\''
         assert text(lambda: fn(a)) == f'"{cpu_kernel}" not implemented for \'{tname}\''
 
