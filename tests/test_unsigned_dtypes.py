@@ -361,6 +361,8 @@ BITS_OPERATORS = {
     "numpy": lambda T, a, b: a.numpy(),
     "add": lambda T, a, b: a + b,
     "sub": lambda T, a, b: a - b,
+    "add_float": lambda T, a, b: a + T.ones(3),
+    "mul_double": lambda T, a, b: T.ones(3, dtype=T.float64) * a,
     "mul": lambda T, a, b: a * b,
     "eq": lambda T, a, b: a == b,
     "ne": lambda T, a, b: a != b,
