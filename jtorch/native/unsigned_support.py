@@ -75,7 +75,8 @@ BITS_OPERATORS: dict[str, str] = {
     "sum": "sum_cpu", "nansum": "nansum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
     "cumprod": "cumprod_out_cpu", "_local_scalar_dense": "_local_scalar_dense_cpu",
     "equal": "equal_cpu", "index": "index_cpu", "sort": "copy_kernel",
-    "unique": "copy_kernel", "_unique2": "copy_kernel",
+    "unique": "copy_kernel", "_unique2": "copy_kernel", "masked_fill": "copy_kernel", "repeat": "copy_kernel",
+    "diag": "copy_kernel", "diag_embed": "copy_kernel",
 }
 BITS_ELEMENTWISE: dict[str, str] = {
     "mul": "mul_cpu", "eq": "eq_cpu", "ne": "ne_cpu", "bitwise_and": "bitwise_and_cpu",

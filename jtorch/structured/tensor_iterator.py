@@ -301,7 +301,7 @@ class TensorIterator(MetaBase):
                     )
         common = promote_integer_to_float(config, common)
         self.common_dtype = common
-        if device.type != "meta":
+        if promote and device.type != "meta":  # the inputs TensorIterator casts to the common dtype
             _refuse_bits_casts(inputs, common)
         out_dtype = config.static_dtype or common
         for o in ops[:nout]:
