@@ -406,6 +406,8 @@ BITS_OPERATORS = {
     "mm": lambda T, a, b: a @ b.t(),
     "arange": lambda T, a, b: T.arange(3, dtype=a.dtype),
     "rand": lambda T, a, b: T.rand(3, dtype=a.dtype),
+    "randint": lambda T, a, b: T.randint(0, 2, (3,), dtype=a.dtype),
+    "random_": lambda T, a, b: a.random_(0, 2),
     "setitem": lambda T, a, b: a.__setitem__(0, 1),
     "setitem_tensor": lambda T, a, b: a.__setitem__(0, b[0]),
 }
