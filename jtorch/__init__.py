@@ -44,6 +44,7 @@ from .device import (
 from .dtypes import _default_listeners as _default_dtype_listeners
 from .dtypes import (
     bfloat16,
+    bit,
     bool,
     cdouble,
     cfloat,
@@ -67,6 +68,7 @@ from .dtypes import (
     long,
     set_default_dtype,
     short,
+    uint1,
     uint8,
     uint16,
     uint32,

@@ -17,7 +17,7 @@ __all__ = [
     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
     "float64", "complex64", "complex128", "long", "int", "short", "half",
     "float", "double", "cfloat", "cdouble",
-    "bfloat16", "uint16", "uint32", "uint64", "reduced_floats",
+    "bfloat16", "uint16", "uint32", "uint64", "reduced_floats", "uint1", "bit",
 ]
 
 _pybool = builtins.bool
@@ -127,18 +127,27 @@ object.__setattr__(bfloat16, "itemsize", 2)
 uint16 = _make(12, "uint16", "u2", np.uint16, False, False, False)
 uint32 = _make(13, "uint32", "u4", np.uint32, False, False, False)
 uint64 = _make(14, "uint64", "u8", np.uint64, False, False, False)
+# torch's placeholder bits type (torch.bit): one byte per element, no kernel computes on it (only allocation,
+# views and promotion with the floating types work). An opaque 1-byte NumPy type, as bfloat16's, keeps every
+# NumPy/Numba arithmetic off it and tells its buffers from uint8's.
+uint1 = _make(15, "uint1", "bit", np.void, False, False, False)
+object.__setattr__(uint1, "numpy", np.dtype("V1"))
+object.__setattr__(uint1, "itemsize", 1)
+bit = uint1
 
 all_dtypes: tuple = (bool, uint8, int8, int16, int32, int64, float16, float32,
-                     float64, complex64, complex128, bfloat16, uint16, uint32, uint64)
+                     float64, complex64, complex128, bfloat16, uint16, uint32, uint64, uint1)
 
 # The floating storage types kernels compute in float32 (torch's opmath type for Half and BFloat16).
 reduced_floats: frozenset = frozenset((float16, bfloat16))
 # The unsigned types beyond uint8: torch 2.x gives them a small operator set and no promotion with other integers.
 limited_unsigned: frozenset = frozenset((uint16, uint32, uint64))
+# The bits types: storage only, every kernel refuses them.
+bits_dtypes: frozenset = frozenset((uint1,))
 
 # c10 ScalarType names, used in torch-style error messages.
 _TORCH_NAMES = ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "Float",
-                "Double", "ComplexFloat", "ComplexDouble", "BFloat16", "UInt16", "UInt32", "UInt64")
+                "Double", "ComplexFloat", "ComplexDouble", "BFloat16", "UInt16", "UInt32", "UInt64", "UInt1")
 
 for _r, _c in ((float16, complex64), (bfloat16, complex64), (float32, complex64), (float64, complex128)):
     object.__setattr__(_r, "_complex", _c)
@@ -160,7 +169,7 @@ cdouble = complex128
 # Keyed by (kind, itemsize) so that e.g. np.longlong and np.int64 both map to int64.
 _FROM_NP = {(d.numpy.kind, d.numpy.itemsize): d for d in all_dtypes}
 # A NumPy array of user data never holds bfloat16 (only jtorch's own buffers do): from_numpy refuses it.
-_FROM_USER_NP = {k: d for k, d in _FROM_NP.items() if d is not bfloat16}
+_FROM_USER_NP = {k: d for k, d in _FROM_NP.items() if d is not bfloat16 and d is not uint1}
 
 
 def from_numpy_dtype(np_dtype: npt.DTypeLike) -> dtype:
@@ -263,6 +272,9 @@ class iinfo:
                             "Use jtorch.finfo to handle 'jtorch.iinfo'")
         if type is bool:
             raise TypeError("jtorch.bool is not supported by jtorch.iinfo")
+        if type in bits_dtypes:
+            raise TypeError("jtorch.iinfo() requires an integer input type. "
+                            "Use jtorch.finfo to handle 'jtorch.iinfo'")
         info = np.iinfo(type.numpy)
         self.bits = type.itemsize * 8
         self.max = _pyint(info.max)

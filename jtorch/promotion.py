@@ -1,6 +1,6 @@
 """PyTorch type promotion: promote_types, result_type (at::native::result_type), can_cast.
 
-Everything is table driven on ``dtype._index`` (0..14) plus an extra index 15 meaning
+Everything is table driven on ``dtype._index`` (0..15) plus an extra index 16 meaning
 "Undefined", so promote_skip_undefined and combine_categories are single list lookups.
 """
 from __future__ import annotations
@@ -21,25 +21,27 @@ _N = len(_ALL)
 _UND = _N  # "Undefined" ScalarType slot in the int tables
 
 # c10::promoteTypes table restricted to jtorch's dtypes (rows/cols in _dt index order); "--" is a pair torch
-# refuses ("Promotion for uint16, uint32, uint64 types is not supported").
-_CODES = ("b1", "u1", "i1", "i2", "i4", "i8", "f2", "f4", "f8", "c4", "c8", "bf2", "u2", "u4", "u8")
+# refuses ("Promotion for uint16, uint32, uint64 types is not supported"; the bits type uint1 too, with the
+# same text, but it promotes with the floating types).
+_CODES = ("b1", "u1", "i1", "i2", "i4", "i8", "f2", "f4", "f8", "c4", "c8", "bf2", "u2", "u4", "u8", "bit")
 _TABLE = """
-      b1  u1  i1  i2  i4  i8  f2  f4  f8  c4  c8 bf2  u2  u4  u8
-  b1  b1  u1  i1  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
-  u1  u1  u1  i2  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
-  i1  i1  i2  i1  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
-  i2  i2  i2  i2  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
-  i4  i4  i4  i4  i4  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --
-  i8  i8  i8  i8  i8  i8  i8  f2  f4  f8  c4  c8 bf2  --  --  --
-  f2  f2  f2  f2  f2  f2  f2  f2  f4  f8  c4  c8  f4  f2  f2  f2
-  f4  f4  f4  f4  f4  f4  f4  f4  f4  f8  c4  c8  f4  f4  f4  f4
-  f8  f8  f8  f8  f8  f8  f8  f8  f8  f8  c8  c8  f8  f8  f8  f8
-  c4  c4  c4  c4  c4  c4  c4  c4  c4  c8  c4  c8  c4  --  --  --
-  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  --  --  --
- bf2 bf2 bf2 bf2 bf2 bf2 bf2  f4  f4  f8  c4  c8 bf2 bf2 bf2 bf2
-  u2  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  u2  --  --
-  u4  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  --  u4  --
-  u8  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  --  --  u8
+      b1  u1  i1  i2  i4  i8  f2  f4  f8  c4  c8 bf2  u2  u4  u8 bit
+  b1  b1  u1  i1  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --  --
+  u1  u1  u1  i2  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --  --
+  i1  i1  i2  i1  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --  --
+  i2  i2  i2  i2  i2  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --  --
+  i4  i4  i4  i4  i4  i4  i8  f2  f4  f8  c4  c8 bf2  --  --  --  --
+  i8  i8  i8  i8  i8  i8  i8  f2  f4  f8  c4  c8 bf2  --  --  --  --
+  f2  f2  f2  f2  f2  f2  f2  f2  f4  f8  c4  c8  f4  f2  f2  f2  f2
+  f4  f4  f4  f4  f4  f4  f4  f4  f4  f8  c4  c8  f4  f4  f4  f4  f4
+  f8  f8  f8  f8  f8  f8  f8  f8  f8  f8  c8  c8  f8  f8  f8  f8  f8
+  c4  c4  c4  c4  c4  c4  c4  c4  c4  c8  c4  c8  c4  --  --  --  --
+  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  --  --  --  --
+ bf2 bf2 bf2 bf2 bf2 bf2 bf2  f4  f4  f8  c4  c8 bf2 bf2 bf2 bf2 bf2
+  u2  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  u2  --  --  --
+  u4  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  --  u4  --  --
+  u8  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  --  --  u8  --
+ bit  --  --  --  --  --  --  f2  f4  f8  --  -- bf2  --  --  -- bit
 """
 _rows = [line.split() for line in _TABLE.strip().splitlines()[1:]]
 assert [r[0] for r in _rows] == list(_CODES) and all(d.char == c for d, c in zip(_ALL, _CODES))
@@ -239,11 +241,12 @@ def _can_cast(f: dtype, t: dtype) -> bool:
 
 
 # ---------------------------------------------------------------- small helpers
-_CATEGORY = [0] + [1] * 5 + [2] * 3 + [3] * 2 + [2] + [1] * 3  # bool < integral < floating < complex
+# bool < integral < floating < complex; the bits type is none of them (-1: float -> uint1 casts, as c10's canCast)
+_CATEGORY = [0] + [1] * 5 + [2] * 3 + [3] * 2 + [2] + [1] * 3 + [-1]
 
 
 def category(d: dtype) -> int:
-    """Kind rank: 0 bool, 1 integral, 2 floating, 3 complex."""
+    """Kind rank: 0 bool, 1 integral, 2 floating, 3 complex (-1: a bits type)."""
     return _CATEGORY[d._index]
 
 

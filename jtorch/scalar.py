@@ -121,7 +121,7 @@ def checked_scalar(dtype: _dt.dtype, v: Any, name: str | None = None) -> Any:
 
 
 # Scalar::to's range: (lowest, max) for integral types, (None, max) for floating and complex ones (of the real part).
-LIMITS: dict[_dt.dtype, tuple[float | None, float]] = {d: ((0, 1) if d is _dt.bool else
+LIMITS: dict[_dt.dtype, tuple[float | None, float]] = {d: ((0, 1) if d is _dt.bool or d is _dt.uint1 else
                (int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max)) if not (d.is_floating_point or d.is_complex)
                else (None, _dt.finfo(d).max))
            for d in _dt.all_dtypes}

@@ -144,6 +144,8 @@ class _Pickler(pickle._Pickler):
 
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, Tensor):
+            if obj.dtype in _dt.bits_dtypes:  # torch's storage-type table has no bits type
+                raise KeyError(f"dtype {obj.dtype} is not recognized")
             if obj.dtype not in _STORAGE_NAMES and obj.dtype not in _UNTYPED_DTYPES:
                 raise pickle.PicklingError(f"jtorch.save: tensors of dtype {obj.dtype} are not supported")
             if _is_parameter(obj):

@@ -282,3 +282,148 @@ def test_operators_wrap_as_numpy(name, op, rows, cols, seed):
     np.testing.assert_array_equal(got.numpy(), want)
     s = jtorch.from_numpy(a).sum()
     assert s.dtype is jtorch.int64 and s.item() == int(a.astype(np.uint64).sum().astype(np.int64))
+
+
+# ---- the bits type: torch.bit is torch.uint1, storage only ---------------------------------------------------
+def bits_outcome(fn, *args, **kwargs):
+    """(dtype name, shape) of fn(*args)'s tensor (a bits tensor's values cannot be read), a plain value, or
+    (exception type, text)."""
+    try:
+        r = fn(*args, **kwargs)
+    except (RuntimeError, NotImplementedError, TypeError, ValueError, KeyError) as e:
+        return (type(e).__name__, str(e).splitlines()[0].replace("jtorch.", "torch."))
+    if isinstance(r, tuple):
+        return [bits_outcome(lambda x=x: x) for x in r]
+    if hasattr(r, "dtype") and hasattr(r, "shape"):
+        return (str(r.dtype).rpartition(".")[2], tuple(r.shape))
+    return str(r).replace("torch.", "").replace("j", "")
+
+
+def test_bit_dtype_attributes_promotion_and_infos_match_torch():
+    torch = oracle_torch()
+    assert jtorch.bit is jtorch.uint1 and repr(jtorch.bit) == "jtorch.uint1"
+    d, td = jtorch.bit, torch.bit
+    assert (d.is_floating_point, d.is_signed, d.is_complex, d.itemsize) == \
+        (td.is_floating_point, td.is_signed, td.is_complex, td.itemsize)
+    assert bits_outcome(d.to_complex) == bits_outcome(td.to_complex)
+    assert bits_outcome(d.to_real) == bits_outcome(td.to_real)
+    names = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+             "complex64", "complex128", "uint16", "uint32", "uint64", "uint1")
+    for o in names:
+        jo, to = getattr(jtorch, o), getattr(torch, o)
+        assert bits_outcome(jtorch.promote_types, d, jo) == bits_outcome(torch.promote_types, td, to), o
+        assert bits_outcome(jtorch.promote_types, jo, d) == bits_outcome(torch.promote_types, to, td), o
+        assert jtorch.can_cast(d, jo) == torch.can_cast(td, to), o
+        assert jtorch.can_cast(jo, d) == torch.can_cast(to, td), o
+    je, te = jtorch.empty(3, dtype=d), torch.empty(3, dtype=td)
+    for other in (1, 1.5, True, (jtorch.ones(2), torch.ones(2)), (jtorch.tensor(2), torch.tensor(2))):
+        jo, to = other if isinstance(other, tuple) else (other, other)
+        assert bits_outcome(jtorch.result_type, je, jo) == bits_outcome(torch.result_type, te, to), other
+    for info in ("finfo", "iinfo"):
+        assert bits_outcome(getattr(jtorch, info), d) == bits_outcome(getattr(torch, info), td)
+    assert bits_outcome(jtorch.set_default_dtype, d) == bits_outcome(torch.set_default_dtype, td)
+
+
+BITS_OPERATORS = {
+    "empty_like": lambda T, a, b: T.empty_like(a),
+    "new_empty": lambda T, a, b: a.new_empty(2),
+    "empty_strided": lambda T, a, b: T.empty_strided((2, 2), (1, 2), dtype=a.dtype),
+    "meta": lambda T, a, b: T.empty(2, dtype=a.dtype, device="meta"),
+    "view": lambda T, a, b: a.view(3, 2),
+    "reshape": lambda T, a, b: a.reshape(6),
+    "t": lambda T, a, b: a.t(),
+    "expand": lambda T, a, b: a[:1].expand(3, 3),
+    "select": lambda T, a, b: a[1],
+    "narrow": lambda T, a, b: a.narrow(1, 0, 2),
+    "unsqueeze": lambda T, a, b: a.unsqueeze(0),
+    "unbind": lambda T, a, b: a.unbind(),
+    "detach": lambda T, a, b: a.detach(),
+    "zeros": lambda T, a, b: T.zeros(2, 3, dtype=a.dtype),
+    "zero_": lambda T, a, b: T.empty(2, dtype=a.dtype).zero_(),
+    "zeros_like": lambda T, a, b: T.zeros_like(a),
+    "resize_": lambda T, a, b: T.empty(3, dtype=a.dtype).resize_(5),
+    "requires_grad": lambda T, a, b: T.empty(2, dtype=a.dtype).requires_grad_(),
+    "ones": lambda T, a, b: T.ones(2, dtype=a.dtype),
+    "full": lambda T, a, b: T.full((2,), 1, dtype=a.dtype),
+    "fill_": lambda T, a, b: a.fill_(1),
+    "ones_like": lambda T, a, b: T.ones_like(a),
+    "tensor": lambda T, a, b: T.tensor([1, 0], dtype=a.dtype),
+    "copy_": lambda T, a, b: a.copy_(T.ones(2, 3)),
+    "copy_same": lambda T, a, b: a.copy_(b),
+    "to": lambda T, a, b: T.ones(3).to(a.dtype),
+    "to_float": lambda T, a, b: a.float(),
+    "clone": lambda T, a, b: a.clone(),
+    "contiguous": lambda T, a, b: a.t().contiguous(),
+    "item": lambda T, a, b: a[0, 0].item(),
+    "int": lambda T, a, b: int(a[0, 0]),
+    "repr": lambda T, a, b: repr(a),
+    "tolist": lambda T, a, b: a.tolist(),
+    "numpy": lambda T, a, b: a.numpy(),
+    "add": lambda T, a, b: a + b,
+    "sub": lambda T, a, b: a - b,
+    "add_float": lambda T, a, b: a + T.ones(3),
+    "mul_double": lambda T, a, b: T.ones(3, dtype=T.float64) * a,
+    "mul": lambda T, a, b: a * b,
+    "eq": lambda T, a, b: a == b,
+    "ne": lambda T, a, b: a != b,
+    "lt": lambda T, a, b: a < b,
+    "and": lambda T, a, b: a & b,
+    "or": lambda T, a, b: a | b,
+    "xor": lambda T, a, b: a ^ b,
+    "abs": lambda T, a, b: a.abs(),
+    "neg": lambda T, a, b: a.neg(),
+    "exp": lambda T, a, b: a.exp(),
+    "sqrt": lambda T, a, b: a.sqrt(),
+    "clamp": lambda T, a, b: a.clamp(0, 1),
+    "sum": lambda T, a, b: a.sum(),
+    "prod": lambda T, a, b: a.prod(),
+    "cumsum": lambda T, a, b: a.cumsum(0),
+    "mean": lambda T, a, b: a.mean(),
+    "max": lambda T, a, b: a.max(),
+    "amax": lambda T, a, b: a.amax(),
+    "argmax": lambda T, a, b: a.argmax(),
+    "nonzero": lambda T, a, b: a.nonzero(),
+    "sort": lambda T, a, b: a.sort(),
+    "flip_outer": lambda T, a, b: a.flip(0),
+    "flip_inner": lambda T, a, b: a.flip(1),
+    "equal": lambda T, a, b: T.equal(a, b),
+    "index_select": lambda T, a, b: a.index_select(0, T.tensor([0])),
+    "index_select_1d": lambda T, a, b: a[0].index_select(0, T.tensor([0])),
+    "index": lambda T, a, b: a[T.tensor([0, 1])],
+    "cat": lambda T, a, b: T.cat([a, b]),
+    "cat_1": lambda T, a, b: T.cat([a, b], 1),
+    "cat_strided": lambda T, a, b: T.cat([a[:, :2], b[:, :2]]),
+    "cat_large": lambda T, a, b: T.cat([T.empty(40000, dtype=a.dtype)] * 2),
+    "stack": lambda T, a, b: T.stack([a, b]),
+    "stack_1": lambda T, a, b: T.stack([a, b], 1),
+    "roll": lambda T, a, b: a.roll(1, 1),
+    "index_put": lambda T, a, b: a.index_put_((T.tensor([0]),), b[:1]),
+    "gather": lambda T, a, b: a.gather(0, T.tensor([[0]])),
+    "tril": lambda T, a, b: a.tril(),
+    "masked_fill": lambda T, a, b: a.masked_fill(T.ones(2, 3, dtype=T.bool), 0),
+    "diag": lambda T, a, b: a[0].diag(),
+    "repeat": lambda T, a, b: a.repeat(2, 1),
+    "mm": lambda T, a, b: a @ b.t(),
+    "arange": lambda T, a, b: T.arange(3, dtype=a.dtype),
+    "rand": lambda T, a, b: T.rand(3, dtype=a.dtype),
+    "randint": lambda T, a, b: T.randint(0, 2, (3,), dtype=a.dtype),
+    "random_": lambda T, a, b: a.random_(0, 2),
+    "setitem": lambda T, a, b: a.__setitem__(0, 1),
+    "setitem_tensor": lambda T, a, b: a.__setitem__(0, b[0]),
+}
+
+
+def test_bit_operators_allocate_view_or_refuse_as_torch():
+    torch = oracle_torch()
+    ja, jb = jtorch.empty(2, 3, dtype=jtorch.bit), jtorch.empty(2, 3, dtype=jtorch.bit)
+    ta, tb = torch.empty(2, 3, dtype=torch.bit), torch.empty(2, 3, dtype=torch.bit)
+    for op, f in BITS_OPERATORS.items():
+        assert bits_outcome(f, jtorch, ja, jb) == bits_outcome(f, torch, ta, tb), op
+    assert ja.element_size() == 1 and ja.nbytes == 6 and ja.type() == "jtorch.UInt1Tensor"
+    assert not ja.is_signed() and not ja.is_floating_point()
+
+
+def test_bit_checkpoints_refused_as_torch():
+    torch = oracle_torch()
+    j, t = jtorch.empty(3, dtype=jtorch.bit), torch.empty(3, dtype=torch.bit)
+    assert bits_outcome(jtorch.save, {"w": j}, io.BytesIO()) == bits_outcome(torch.save, {"w": t}, io.BytesIO())

@@ -26,7 +26,7 @@ from ..memory_overlap import (
     assert_no_partial_overlap,
     get_overlap_status,
 )
-from ..scalar import checked_scalar, dtype_scalar
+from ..scalar import checked_scalar, dtype_scalar, not_implemented
 from ..structured.meta import allocate
 from ..tensor import Tensor
 from ..tls import AutoDispatchBelowADInplaceOrView
@@ -138,6 +138,8 @@ def copy__kernel(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tenso
         return self
     if src._device.type == "meta":
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    if self.dtype in _dt.bits_dtypes or src.dtype in _dt.bits_dtypes:  # no copy kernel has a bits case
+        raise not_implemented("copy_kernel" if self.dtype is src.dtype else "copy_", _dt.uint1)
     size = self._size
     if not is_contiguous(size, self._stride):
         assert_no_internal_overlap(self)
@@ -189,6 +191,8 @@ def fill__scalar_kernel(self: Tensor, value: Any) -> Tensor:
     """at::native::fill_ (Scalar): no memory-overlap check, as in PyTorch; meta checks nothing."""
     if self._device.type == "meta":
         return self
+    if self.dtype in _dt.bits_dtypes:  # one element takes at::detail::scalar_fill, more the fill stub
+        raise not_implemented("fill_out" if self.numel() == 1 else f"fill_{self._device.type}", self.dtype)
     v = fill_value(self, value)
     if self.numel():
         _backend_of(self).fill(self, v)
@@ -230,6 +234,9 @@ def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
 @zero_.impl_backends
 def zero__kernel(self: Tensor) -> Tensor:
     if self._device.type != "meta" and self.numel():
+        if self.dtype in _dt.bits_dtypes:  # torch zeroes the bytes (no kernel reads the bits type)
+            _backend_of(self).fill(self.view(_dt.uint8), np.uint8(0))
+            return self
         _backend_of(self).fill(self, dtype_scalar(self.dtype, 0))
     return self
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..device import CPU
+from ..scalar import not_implemented
 from ..tensor import Tensor
 from .copy import copy_from_host, host_values
 from .factories import _empty
@@ -308,6 +309,8 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
             value = value.item() if isinstance(value, np.generic) else (
                 complex(value) if isinstance(value, complex) else float(value) if isinstance(value, float)
                 else int(value))
+        if self.dtype in _dt.bits_dtypes:  # valueToTensor's scalar_fill has no bits case
+            raise not_implemented("fill_out", self.dtype)
 
         if self._requires_grad:
             # valueToTensor, as torch's setitem: copy_/fill_ of a tensor records torch's node and edges

@@ -19,7 +19,7 @@ from .._enums import memory_format, preserve_format, strided
 from .._tensor_str import tensor_repr
 from ..backends import by_device_type
 from ..device import device
-from ..scalar import SCALAR_TYPE_NAME, bfloat16_bits_to_float32
+from ..scalar import SCALAR_TYPE_NAME, bfloat16_bits_to_float32, not_implemented
 from ..tensor import Tensor
 from .conversion import is_nonzero, item, to_device, to_dtype, to_dtype_layout
 from .copy import clone
@@ -237,8 +237,8 @@ def numpy_method(self: Tensor, *, force: bool = False) -> np.ndarray:
         if self._key_set & NEG_BIT:
             raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. "
                                "Use tensor.resolve_neg().numpy() instead.")
-    if self.dtype is _dt.bfloat16:  # NumPy has no bfloat16 (aten_to_numpy_dtype)
-        raise TypeError("Got unsupported ScalarType BFloat16")
+    if self.dtype is _dt.bfloat16 or self.dtype in _dt.bits_dtypes:  # no NumPy type (aten_to_numpy_dtype)
+        raise TypeError(f"Got unsupported ScalarType {SCALAR_TYPE_NAME[self.dtype]}")
     if not force:
         return numpy_view(self)
     t = self if self._device.type == "cpu" else dispatch_to(self, device("cpu"), None, False, False, None)
@@ -252,6 +252,8 @@ def _values(a: np.ndarray) -> np.ndarray:
 
 def tolist_method(self: Tensor) -> Any:
     """tensor_to_list: nested Python lists of Python numbers (copied to the CPU first)."""
+    if self.dtype in _dt.bits_dtypes and self.numel():
+        raise RuntimeError("load_scalar: invalid type")
     t = self if self._device.type == "cpu" else dispatch_to(self, device("cpu"), None, False, False, None)
     return _values(numpy_view(resolved_math_bits(t))).tolist()
 
@@ -336,6 +338,8 @@ def deepcopy(self: Tensor, memo: dict) -> Tensor:
 
 # ---- repr, NumPy and the Python protocol ---------------------------------------------------------------
 def repr_method(self: Tensor) -> str:
+    if self.dtype in _dt.bits_dtypes and not self.is_meta and self.numel():  # printing reads items
+        raise not_implemented("_local_scalar_dense_cpu", self.dtype)
     values = None if self.is_meta else host_numpy(self)
     gf = type(self.grad_fn).__name__ if self.grad_fn is not None else None
     return tensor_repr(values, shape=self._size, dtype=self.dtype, device=str(self._device),

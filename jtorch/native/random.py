@@ -157,7 +157,7 @@ def _update_to(to: int, d: _dt.dtype) -> int:
 
 
 def _check_from_to_in_range(from_: int, to_inc: int, d: _dt.dtype) -> None:
-    if d.is_complex:
+    if d.is_complex or d in _dt.bits_dtypes:
         raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     name = TYPE_META_NAME[d]
     lo, hi = LIMITS[d]

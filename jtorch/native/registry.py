@@ -278,8 +278,10 @@ def _register_impl(nf: NativeFunction, key: str, fn: Callable, site: str | None,
         fn = refusing_kernel(nf.name, fn)
         if nf.base_name in VIA_FLOAT32:
             fn = via_float32(nf.name, fn, _written(nf))
-    elif key == "CUDA" and nf.base_name in CUDA_VIA_FLOAT32:
-        fn = via_float32(nf.name, fn, _written(nf))
+    elif key == "CUDA":  # torch's CUDA kernels refuse uint16..64 in fewer operators, under their own names
+        fn = refusing_kernel(nf.name, fn, "cuda")
+        if nf.base_name in CUDA_VIA_FLOAT32:
+            fn = via_float32(nf.name, fn, _written(nf))
     _impl_lib(key).impl(nf.name, fn, key, _raw_keyset=raw_keyset, _site=site)
 
 

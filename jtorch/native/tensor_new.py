@@ -322,6 +322,8 @@ def _internal_new_from_data(data: Any, dtype: Any, device: Any, *, infer: bool, 
     dev = dev if dev is not None else CPU
     if dev.type == "meta":
         return _empty(tuple(sizes), d, dev)
+    if d in _dt.bits_dtypes and leaves:  # torch's store_scalar has no bits case
+        raise RuntimeError("store_scalar: invalid type")
     t = _cpu_tensor_from_array(_leaves_to_array(leaves, d), tuple(sizes), d)
     return t if dev.type == "cpu" else _to_device_copy(t, d, dev, True)
 

@@ -9,6 +9,10 @@ kernel name; jtorch's kernels could compute them all, so the refusal is added wh
 ELEMENTWISE: TensorIterator families, checked on the common dtype (`uint16 + float32` is float32
 and computes), keyed by the family's out= overload ("clamp.Tensor_out") or its name ("add").
 OPERATORS: every other operator's backend kernel, checked on its first tensor argument's dtype.
+
+The bits type uint1 (torch.bit) has no kernel at all: every OPERATORS entry refuses it too, and so do
+the kernels in BITS_OPERATORS and every elementwise family (BITS_ELEMENTWISE's name, the family's
+ELEMENTWISE name, else "<family>_cpu" as most of torch's kernels are named).
 """
 from __future__ import annotations
 
@@ -67,18 +71,42 @@ OPERATORS: dict[str, str | None] = {
     "eye": "eye", "randperm": "randperm", "uniform_": "check_uniform_bounds", "random_": "random_kernel_cpu",
 }
 
+BITS_OPERATORS: dict[str, str] = {
+    "sum": "sum_cpu", "nansum": "nansum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
+    "cumprod": "cumprod_out_cpu", "_local_scalar_dense": "_local_scalar_dense_cpu",
+    "equal": "equal_cpu", "index": "index_cpu", "sort": "copy_kernel",
+    "unique": "copy_kernel", "_unique2": "copy_kernel", "masked_fill": "copy_kernel", "repeat": "copy_kernel",
+    "diag": "copy_kernel", "diag_embed": "copy_kernel",
+}
+BITS_ELEMENTWISE: dict[str, str] = {
+    "mul": "mul_cpu", "eq": "eq_cpu", "ne": "ne_cpu", "bitwise_and": "bitwise_and_cpu",
+    "bitwise_or": "bitwise_or_cpu", "bitwise_xor": "bitwise_xor_cpu", "exp": "exp_vml_cpu", "sqrt": "sqrt_vml_cpu",
+    "log": "log_vml_cpu", "sin": "sin_vml_cpu", "cos": "cos_vml_cpu", "tanh": "tanh_vml_cpu",
+}
+
+# The CUDA kernels' AT_DISPATCH names (aten/src/ATen/native/cuda: ReduceArgMaxKernel.cu, ReduceArgMinKernel.cu,
+# Blas.cpp, Nonzero.cu, RangeFactories.cu) where they have no case for uint16..64. Others differ from the CPU:
+# max/min/amax/amin dispatch the barebones unsigned types on CUDA, and cumsum/sum reduce in int64, so they compute.
+CUDA_OPERATORS: dict[str, str] = {
+    "argmax": "argmax_cuda", "argmin": "argmin_cuda", "mm": "addmm_cuda", "addmm": "addmm_cuda",
+    "nonzero": "nonzero_cuda", "arange": "arange_cuda",
+}
+
 
 def elementwise_check(out_schema: str, dispatch_check: Callable[[Any, dict], None] | None
                       ) -> Callable[[Any, dict], None] | None:
     """An elementwise family's dispatch check, with torch's refusal of uint16..64 in front."""
     name = out_schema.split("(", 1)[0]
-    stub = ELEMENTWISE.get(name, ELEMENTWISE.get(name.split(".", 1)[0]))
-    if stub is None:
-        return dispatch_check
+    base = name.split(".", 1)[0]
+    stub = ELEMENTWISE.get(name, ELEMENTWISE.get(base))
     limited = _dt.limited_unsigned
+    bits = _dt.bits_dtypes
+    bits_stub = stub if stub is not None and not callable(stub) else BITS_ELEMENTWISE.get(base, f"{base}_cpu")
 
     def check(dtype: Any, extras: dict) -> None:
-        if dtype in limited:
+        if dtype in bits:
+            raise not_implemented(bits_stub, dtype)
+        if stub is not None and dtype in limited:
             kernel = stub(extras) if callable(stub) else stub
             if kernel is not None:
                 raise not_implemented(kernel, dtype)
@@ -111,10 +139,43 @@ CONDITIONAL: dict[str, tuple[str, Callable[..., bool]]] = {
 }
 
 
-def refusing_kernel(name: str, kernel: Callable) -> Callable:
-    """`kernel` (a CPU backend kernel of aten::<name>, "max.dim" say), refusing uint16..64 as torch's does."""
+# bits-type refusals that depend on more than the dtype: torch's index_select moves a tensor's rows through
+# TensorIterator's copy (no dtype dispatch) and dispatches on the dtype only for a 0-d or 1-d self
+BITS_CONDITIONAL: dict[str, tuple[str, Callable[..., bool]]] = {
+    "index_select": ("index_select", lambda self, *args, **kwargs: len(self._size) <= 1),
+}
+
+
+def _cat_copies(tensors: Any, dim: int = 0, *args: Any, **kwargs: Any) -> bool:
+    """torch's cat copies bytes only for a small (< GRAIN_SIZE elements) cat of contiguous tensors along
+    dim 0; otherwise it copies through TensorIterator's copy kernel (which has no bits case)."""
+    ts = [t for t in tensors if t.numel()]
+    if not ts:
+        return False
+    nd = len(ts[0]._size)
+    numel = sum(t.numel() for t in ts)
+    return (dim % nd if nd else 0) != 0 or numel >= 32768 or not all(t.is_contiguous() for t in ts)
+
+
+BITS_CONDITIONAL["cat"] = ("copy_kernel", _cat_copies)
+
+
+def refusing_kernel(name: str, kernel: Callable, device_type: str = "cpu") -> Callable:
+    """`kernel` (a CPU or CUDA backend kernel of aten::<name>, "max.dim" say), refusing uint16..64 as torch's
+    kernel for that device does."""
     base = name.partition(".")[0]
+    if device_type == "cuda":
+        cuda_stub = CUDA_OPERATORS.get(name, CUDA_OPERATORS.get(base))
+        if cuda_stub is None:
+            return kernel
+        return _refusing(cuda_stub, kernel)
     stub = OPERATORS[name] if name in OPERATORS else OPERATORS.get(base, OPERATORS.get(base.rstrip("_")))
+    bits_stub = BITS_OPERATORS.get(base, stub)
+    if bits_stub is not None:
+        kernel = _refusing_bits(bits_stub, kernel)
+    elif base in BITS_CONDITIONAL:
+        bstub, applies = BITS_CONDITIONAL[base]
+        kernel = _refusing_bits(bstub, kernel, applies)
     cond = CONDITIONAL.get(base)
     if stub is None and cond is None:
         return kernel
@@ -125,13 +186,18 @@ def refusing_kernel(name: str, kernel: Callable) -> Callable:
 
         def refusing_if(*args: Any, **kwargs: Any) -> Any:
             d = _first_tensor_dtype(args, kwargs)
-            if d in limited and applies(*args, **kwargs):
+            if (d in limited or d in _dt.bits_dtypes) and applies(*args, **kwargs):
                 raise not_implemented(cstub, d)
             return kernel(*args, **kwargs)
 
         return refusing_if
 
-    kernel_name: str = stub or ""
+    return _refusing(stub or "", kernel)
+
+
+def _refusing(kernel_name: str, kernel: Callable) -> Callable:
+    """`kernel`, refusing uint16..64 (on its first tensor argument) with AT_DISPATCH's text for `kernel_name`."""
+    limited = _dt.limited_unsigned
 
     def refusing(*args: Any, **kwargs: Any) -> Any:
         d = _first_tensor_dtype(args, kwargs)
@@ -140,3 +206,17 @@ def refusing_kernel(name: str, kernel: Callable) -> Callable:
         return kernel(*args, **kwargs)
 
     return refusing
+
+
+def _refusing_bits(stub: str, kernel: Callable, applies: Callable[..., bool] | None = None) -> Callable:
+    """`kernel`, refusing the bits type uint1 (on its first tensor argument) as torch's AT_DISPATCH does
+    (where `applies` says so, when given)."""
+    bits = _dt.bits_dtypes
+
+    def refusing_bits(*args: Any, **kwargs: Any) -> Any:
+        d = _first_tensor_dtype(args, kwargs)
+        if d in bits and (applies is None or applies(*args, **kwargs)):
+            raise not_implemented(stub, d)
+        return kernel(*args, **kwargs)
+
+    return refusing_bits

@@ -33,7 +33,7 @@ from ..geometry import (
 from ..memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 from ..promotion import can_cast, result_type_many
 from ..scalar import SCALAR_TYPE_NAME as SCALAR_TYPE_NAME  # re-exported for the operator families
-from ..scalar import as_scalar, bfloat16_round
+from ..scalar import as_scalar, bfloat16_round, not_implemented
 from ..tensor import Tensor, new_storage
 
 # the wrapper modes, re-exported for the operator families that build iterators
@@ -115,10 +115,20 @@ def compute_common_dtype(config: TensorIteratorConfig, inputs: Sequence[Tensor])
 
 
 def promote_integer_to_float(config: TensorIteratorConfig, common: _dt.dtype) -> _dt.dtype:
-    """promote_integer_inputs_to_float: an integral or bool common dtype becomes the default dtype."""
-    if config.promote_integer_inputs_to_float and not (common.is_floating_point or common.is_complex):
+    """promote_integer_inputs_to_float: an integral or bool common dtype becomes the default dtype (c10's
+    isIntegralType: the bits type stays, for its kernel to refuse)."""
+    if config.promote_integer_inputs_to_float and not (common.is_floating_point or common.is_complex
+                                                       or common in _dt.bits_dtypes):
         return _dt.get_default_dtype()
     return common
+
+
+def _refuse_bits_casts(inputs: list[Any], common: _dt.dtype) -> None:
+    """An operand cast to or from the bits type goes through the copy kernel, which has no bits case."""
+    bits = _dt.bits_dtypes
+    for t in inputs:
+        if t is not None and t.dtype is not common and (t.dtype in bits or common in bits):
+            raise not_implemented("copy_", _dt.uint1)
 
 
 def compute_dtype(common: _dt.dtype, device_type: str) -> _dt.dtype:
@@ -291,6 +301,8 @@ class TensorIterator(MetaBase):
                     )
         common = promote_integer_to_float(config, common)
         self.common_dtype = common
+        if promote and device.type != "meta":  # the inputs TensorIterator casts to the common dtype
+            _refuse_bits_casts(inputs, common)
         out_dtype = config.static_dtype or common
         for o in ops[:nout]:
             t = o.tensor
