@@ -6,8 +6,11 @@ in advanced indexing.
 
 torch without CUDA cannot be asked: the expected text is torch's documented one
 (../shared/reference/pytorch-facts.md, "Type errors"), the one the matmul family and cat give in
-torch 2.13 per the issue that reported them; the results of the allowed mixes are checked
-against the same computation on the CPU.
+torch 2.13 per the issue that reported them, and the dispatcher's (out= first, then the schema's
+tensors in order) for every operator native_functions.yaml does not mark device_check: NoCheck;
+the operators that check devices themselves (masked_fill_'s CUDA kernel, take_along_dim,
+convolution, CUDA's accumulating index_put_) give their kernels' texts. The results of the
+allowed mixes are checked against the same computation on the CPU.
 """
 from __future__ import annotations
 
@@ -101,6 +104,11 @@ REFUSED: dict[str, tuple[Callable[[], Any], tuple[str, str]]] = {
     "searchsorted_cpu_sequence": (lambda: jtorch.searchsorted(_v(), _v("cuda")), CPU_CUDA),
     "bucketize": (lambda: jtorch.bucketize(_v("cuda"), _v()), CUDA_CPU),
     "bincount_weights": (lambda: jtorch.bincount(_i("cuda"), jtorch.ones(1)), CUDA_CPU),
+    # a CPU out= of the matmul family and cat: the dispatcher checks out first
+    "mm_out_cpu": (lambda: jtorch.mm(_c(), _c(), out=jtorch.empty(2, 2)), CPU_CUDA),
+    "addmm_out_cpu": (lambda: jtorch.addmm(_c(), _c(), _c(), out=jtorch.empty(2, 2)), CPU_CUDA),
+    "bmm_out_cpu": (lambda: jtorch.bmm(_c()[None], _c()[None], out=jtorch.empty(1, 2, 2)), CPU_CUDA),
+    "cat_out_cpu": (lambda: jtorch.cat([_c(), _c()], out=jtorch.empty(4, 2)), CPU_CUDA),
     # pointwise with non-scalar CPU operands
     "lerp_weight": (lambda: jtorch.lerp(_c(), _c(), _p()), CUDA_CPU),
     "addcmul_tensor2": (lambda: jtorch.addcmul(_c(), _c(), _p()), CUDA_CPU),
@@ -144,6 +152,13 @@ def test_take_along_dim_refuses_with_its_own_check() -> None:
                             "arguments for torch.take_along_dim():)")
     with pytest.raises(RuntimeError, match="Expected tensor to have cpu Device, but got tensor with cuda:0 Device"):
         jtorch.take_along_dim(_p(), jtorch.tensor([[0]]), 0, out=jtorch.empty(1, 2, device="cuda"))
+
+
+def test_index_put_accumulate_checks_the_value_device_first() -> None:
+    """CUDA's accumulating (sort-based) index_put_ checks the value's device itself."""
+    with pytest.raises(RuntimeError) as e:
+        jtorch.zeros(3, device="cuda").index_put_((jtorch.tensor([0, 1]),), jtorch.ones(2), accumulate=True)
+    assert str(e.value) == "expected device cuda:0 but got device cpu for value tensor"
 
 
 CONV_REFUSED = {
