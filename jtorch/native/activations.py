@@ -13,6 +13,7 @@ from .. import dtypes as _dt
 from ..backends import backend
 from ..kernels import scalar_unary as s
 from ..scalar import SCALAR_TYPE_NAME, not_implemented
+from ..structured.meta import check_same_device
 from ..structured.tensor_iterator import UNARY_OP
 from ..tensor import Tensor
 from .elementwise import elementwise
@@ -191,6 +192,7 @@ def rrelu_(self: Tensor, lower: Any = 0.125, upper: Any = 0.3333333333333333, tr
 # ---- prelu: one slope, or one per channel (dim 1) -------------------------------------------------------
 @composite_explicit_autograd("_prelu_kernel(Tensor self, Tensor weight) -> Tensor")
 def _prelu_kernel(self: Tensor, weight: Tensor) -> Tensor:
+    check_same_device((self, weight))  # torch's CPU/CUDA kernel: the dispatcher's check
     if not self.dtype.is_floating_point and self._device.type != "meta":
         raise not_implemented("prelu_cpu", self.dtype)
     positive = by_name["gt.Tensor"].op(self, wrapped_scalar_tensor(0))

@@ -85,7 +85,7 @@ def _gemm(backend: Any, kind: str, result: Tensor, a: Tensor, b: Tensor, self_: 
 # ---- mm, addmm -------------------------------------------------------------------------------------------
 def _mm_meta(ctx: Any, tensors: list, extras: dict) -> None:
     self, mat2 = tensors
-    check_same_device(tensors)
+    check_same_device([ctx.maybe_get_output(0), *tensors])  # the dispatcher's check: out= first
     if len(self._size) != 2:
         raise RuntimeError("self must be a matrix")
     if len(mat2._size) != 2:
@@ -140,7 +140,7 @@ mm = structured("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a
 
 def _addmm_meta(ctx: Any, tensors: list, extras: dict) -> None:
     self, mat1, mat2 = tensors
-    check_same_device(tensors)
+    check_same_device([ctx.maybe_get_output(0), *tensors])  # the dispatcher's check: out= first
     if self.dtype is not mat2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {SCALAR_TYPE_NAME[self.dtype]} and "
                            f"{SCALAR_TYPE_NAME[mat2.dtype]}")
@@ -231,7 +231,7 @@ def _bmm_dispatch_checks(result: Tensor, batch1: Tensor, batch2: Tensor, kernel:
 
 
 def _bmm_meta(ctx: Any, tensors: list, extras: dict) -> None:
-    check_same_device(tensors)
+    check_same_device([ctx.maybe_get_output(0), *tensors])  # the dispatcher's check: out= first
     _bmm_common_meta(ctx, tensors[0], tensors[1])
 
 
@@ -251,7 +251,7 @@ bmm = structured("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor
 
 def _baddbmm_meta(ctx: Any, tensors: list, extras: dict) -> None:
     self, batch1, batch2 = tensors
-    check_same_device(tensors)
+    check_same_device([ctx.maybe_get_output(0), *tensors])  # the dispatcher's check: out= first
     self_ = _expand_size(self, (_size(batch1, 0), _size(batch1, 1), _size(batch2, 2)))
     if self.dtype is not batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {TYPE_META_NAME[self.dtype]}, batch1: "
@@ -273,7 +273,7 @@ baddbmm = structured(f"baddbmm.out(Tensor self, {_BADDBMM_ARGS}, Tensor(a!) out)
 # ---- addmv, mv -------------------------------------------------------------------------------------------
 def _addmv_meta(ctx: Any, tensors: list, extras: dict) -> None:
     self, mat, vec = tensors
-    check_same_device(tensors)
+    check_same_device([ctx.maybe_get_output(0), *tensors])  # the dispatcher's check: out= first
     if not (len(mat._size) == 2 and len(vec._size) == 1 and len(self._size) <= 1):
         raise RuntimeError(f"vector + matrix @ vector expected, got {len(self._size)}, {len(mat._size)}, "
                            f"{len(vec._size)}")

@@ -20,7 +20,7 @@ from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import shape_str
 from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME
-from ..structured.meta import allocate
+from ..structured.meta import allocate, check_same_device
 from ..tensor import Tensor
 from .factories import aten
 from .registry import declare
@@ -183,6 +183,7 @@ def check_convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride
         if bias is not None and (bias.dim() != 1 or bias._size[0] != ws[1] * groups):
             raise RuntimeError(f"Given transposed=1, weight of size {shape_str(ws)}, expected bias to be 1-dimensional "
                                f"with {ws[1] * groups} elements, but got bias of size {shape_str(bias._size)} instead")
+    _check_conv_devices(input, weight, bias)
     if input.dtype is not weight.dtype:
         if input.dtype is _dt.float32:
             raise RuntimeError(f"Input type (torch.{SCALAR_TYPE_NAME[input.dtype]}Tensor) and weight type (torch."
@@ -203,6 +204,28 @@ def check_convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride
                                    f"output_padding_height: {o[0]} output_padding_width: {o[1]} stride_height: {s[0]} "
                                    f"stride_width: {s[1]} dilation_height: {dl[0]} dilation_width: {dl[1]}")
     return stride, padding, dilation, output_padding
+
+
+def _type_name(t: Tensor) -> str:
+    """Tensor::toString as the convolution checks print it: torch.cuda.FloatTensor, torch.FloatTensor."""
+    return f"torch.{'cuda.' if t._device.type == 'cuda' else ''}{SCALAR_TYPE_NAME[t.dtype]}Tensor"
+
+
+def _check_conv_devices(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """_convolution's check_input_same_type_as_parameters for parameters on another device: the
+    cuDNN path's text for a CUDA input, the MKLDNN path's for a float CPU input (other CPU inputs
+    take the slow path, whose dispatcher check gives the generic device text)."""
+    if input._device.type == "meta":
+        return
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is None or p._device.type == "meta" or p._device == input._device:
+            continue
+        text = f"Input type ({_type_name(input)}) and {name} type ({_type_name(p)}) should be the same"
+        if input._device.type == "cuda":
+            raise RuntimeError(text)
+        if input.dtype is _dt.float32:
+            raise RuntimeError(f"{text} or input should be a MKLDNN tensor and {name} is a dense tensor")
+        check_same_device((input, weight, bias))
 
 
 def as_2d(t: Tensor) -> Tensor:

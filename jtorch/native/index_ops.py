@@ -15,7 +15,7 @@ from ..global_context import alert_not_deterministic
 from ..kernels import scalar_index as M
 from ..memory_overlap import _YES, assert_no_internal_overlap, has_internal_overlap
 from ..scalar import SCALAR_TYPE_NAME, checked_scalar
-from ..structured.meta import MetaBase, allocate, copy_into, resize_output
+from ..structured.meta import MetaBase, allocate, check_same_device, copy_into, resize_output
 from ..tensor import Tensor
 from ..warn import user_stacklevel
 from .registry import declare
@@ -96,6 +96,7 @@ index_select_out = declare("index_select.out(Tensor self, int dim, Tensor index,
 
 
 def _index_select(self: Tensor, dim: int, index: Tensor, out: Tensor | None) -> Tensor:
+    check_same_device((out, self, index))  # the dispatcher's check, out= first
     dim = wrap_dim(dim, len(self._size))
     numel = index.numel()
     if len(index._size) > 1:
@@ -157,6 +158,7 @@ def embedding_kernel(weight: Tensor, indices: Tensor, padding_idx: int = -1, sca
 
 # ---- index_add / index_reduce (index_func_meta_impl) ----------------------------------------------
 def _index_func_meta(ctx: MetaBase, self: Tensor, dim: int, index: Tensor, source: Tensor, func: str) -> None:
+    check_same_device((ctx.maybe_get_output(0), self, index, source))  # the dispatcher's check, out= first
     numel = index.numel()
     if len(index._size) > 1:
         raise IndexError(f"{func}_(): Index is supposed to be a vector, but got dim: {len(index._size)} with type: "
@@ -309,6 +311,7 @@ def _index_copy_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     self, index, source = tensors
     dim = wrap_dim(extras["dim"], len(self._size))
     result = ctx.maybe_get_output(0)
+    check_same_device((result, self, index, source))  # the dispatcher's check, out= first
     if result is not None:
         assert_no_internal_overlap(result)
         assert_no_overlap(result, index)
@@ -378,6 +381,7 @@ index_fill_Scalar = declare("index_fill.int_Scalar(Tensor self, int dim, Tensor 
 def index_fill__scalar(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     if index.dtype is not _dt.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    check_same_device((self, index))  # its TensorIterator's check (a 0-dim CPU value tensor is taken by item())
     assert_no_overlap(self, index)
     if has_internal_overlap(self) == _YES:
         warnings.warn("Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
@@ -438,6 +442,7 @@ def _dense(t: Tensor) -> Tensor:
 
 
 def _take(self: Tensor, index: Tensor, out: Tensor | None) -> Tensor:
+    check_same_device((out, self, index))  # the dispatcher's check, out= first
     if index.dtype is not _dt.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_name(index.dtype)}")
     if out is not None and out.dtype is not self.dtype:
@@ -474,6 +479,7 @@ def take_out_kernel(self: Tensor, index: Tensor, *, out: Tensor) -> Tensor:
 
 @put_.impl_backends
 def put__kernel(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    check_same_device((self, index, source))  # the dispatcher's check
     if not accumulate or self._device.type == "cuda":  # duplicates race (CUDA: float atomics)
         alert_not_deterministic("put_")
     if index.dtype is not _dt.int64:
@@ -515,6 +521,15 @@ take_along_dim_out = declare("take_along_dim.out(Tensor self, Tensor indices, in
                              "Tensor(a!)")
 
 
+def _check_take_along_dim_devices(tensors: tuple, device: Any) -> None:
+    """take_along_dim's own checkDevice: every operand on self's device, in its words."""
+    c = "torch.take_along_dim():"
+    for t in tensors:
+        if t is not None and t._device != device and "meta" not in (t._device.type, device.type):
+            raise RuntimeError(f"Expected tensor to have {device} Device, but got tensor with {t._device} Device "
+                               f"(while checking arguments for {c})")
+
+
 def _take_along_dim_args(self: Tensor, indices: Tensor, dim: int | None) -> tuple:
     if dim is None:
         return _op("view")(self, (-1,)), 0, _op("view")(indices, (-1,))
@@ -541,12 +556,14 @@ def _take_along_dim_args(self: Tensor, indices: Tensor, dim: int | None) -> tupl
 
 @take_along_dim.impl("CompositeImplicitAutograd")
 def take_along_dim_kernel(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    _check_take_along_dim_devices((self, indices), self._device)
     s, d, i = _take_along_dim_args(self, indices, dim)
     return _op("gather")(s, d, i)
 
 
 @take_along_dim_out.impl("CompositeImplicitAutograd")
 def take_along_dim_out_kernel(self: Tensor, indices: Tensor, dim: int | None = None, *, out: Tensor) -> Tensor:
+    _check_take_along_dim_devices((self, indices, out), self._device)
     s, d, i = _take_along_dim_args(self, indices, dim)
     return _op("gather.out")(s, d, i, out=out)
 

@@ -187,6 +187,15 @@ def _index_put_checks(self: Tensor, indices: list, values: Tensor, accumulate: b
     entries = _expand_indices(self, list(indices), with_values)
     bshape = _broadcast_index_shape(entries, with_values)
     shape = _result_shape(self._size, entries, bshape)
+    # a one-element 0-dim value is moved to self's device; CUDA's sort path checks the others first
+    other_device = values._device != self._device and not (values.numel() == 1 and not values._size)
+    if other_device and not masked_fill and "meta" not in (self._device.type, values._device.type):
+        from ..global_context import are_deterministic_algorithms_enabled
+
+        if self._device.type == "cuda" and (accumulate or are_deterministic_algorithms_enabled()):
+            raise RuntimeError(f"expected device {self._device} but got device {values._device} for value tensor")
+    else:
+        other_device = False
     if not masked_fill:
         vs = values._size
         if len(vs) > len(shape) or any(v != s and v != 1 for v, s in zip(reversed(vs), reversed(shape))):
@@ -196,6 +205,9 @@ def _index_put_checks(self: Tensor, indices: list, values: Tensor, accumulate: b
             raise RuntimeError(
                 f"Index put requires the source and destination dtypes match, got {SCALAR_TYPE_NAME[self.dtype]} for "
                 f"the destination and {SCALAR_TYPE_NAME[values.dtype]} for the source.")
+        if other_device:  # the index_put iterator's device check
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{self._device} and {values._device}!")
     return (entries if with_values else []), bshape, masked_fill
 
 

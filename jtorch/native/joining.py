@@ -61,7 +61,7 @@ def _output_memory_format(tensors: Sequence[Tensor]) -> Any:
 def _cat_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     """TORCH_PRECOMPUTE_META_FUNC(cat), its checks in its order."""
     ts = extras["tensors"]
-    check_same_device(ts)  # a CUDA cat of a CPU tensor: torch's device text
+    check_same_device([ctx.maybe_get_output(0), *ts])  # the dispatcher's check: out= first
     valid = -1  # the first tensor that is not skipped
     for i, t in enumerate(ts):
         s = t._size

@@ -13,7 +13,7 @@ from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import shape_str
 from ..scalar import SCALAR_TYPE_NAME
-from ..structured.meta import allocate
+from ..structured.meta import allocate, check_same_device
 from ..tensor import Tensor
 from .factories import aten
 from .registry import declare
@@ -59,6 +59,7 @@ def _meta_checks(self: Tensor, target: Tensor, weight: Tensor | None) -> None:
 
 def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
                      ignore_index: int) -> tuple[Tensor, Tensor]:
+    check_same_device((self, target, weight))  # the dispatcher's check
     _meta_checks(self, target, weight)
     per_sample = reduction == _NONE and self.dim() == 2
     out = allocate((self._size[0],) if per_sample else (), None, self.dtype, self._device)

@@ -20,7 +20,7 @@ from ..kernels import scalar_index as M
 from ..memory_overlap import _YES, assert_no_internal_overlap, assert_no_partial_overlap, has_internal_overlap
 from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, as_scalar, checked_scalar
 from ..structured.fast_path import FAST_PATHS
-from ..structured.meta import allocate, copy_into, resize_output
+from ..structured.meta import allocate, check_same_device, copy_into, resize_output
 from ..structured.tensor_iterator import TensorIterator, TensorIteratorConfig
 from ..tensor import Tensor
 from ..warn import user_stacklevel
@@ -55,8 +55,18 @@ _MASKED_FILL = TensorIteratorConfig(check_all_same_dtype=False, check_mem_overla
 
 
 # ---- masked_fill -----------------------------------------------------------------------------------
+def _check_mask_device(self: Tensor, mask: Tensor) -> None:
+    """masked_fill__cuda's first check (a CUDA self or mask dispatches there): no mask on another
+    device, 0-dim or not."""
+    devs = (self._device, mask._device)
+    if devs[0] != devs[1] and any(d.type == "cuda" for d in devs) and all(d.type != "meta" for d in devs):
+        raise RuntimeError(f"expected self and mask to be on the same device, but got mask on {mask._device} and "
+                           f"self on {self._device}")
+
+
 def _masked_fill_impl(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """masked_fill_impl_cpu."""
+    _check_mask_device(self, mask)
     if mask.dtype is not _dt.bool:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{TYPE_META_NAME[mask.dtype]}")
@@ -89,6 +99,8 @@ def _value_item(value: Tensor, name: str) -> Any:
 @masked_fill__Tensor.impl_backends
 def masked_fill__tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
     v = _value_item(value, "masked_fill_")
+    if self._device.type == "cpu" and any(t._device.type == "cuda" for t in (mask, value)):
+        raise RuntimeError("masked_fill_: Expected inputs to be on same device")  # masked_fill__cuda's
     return _masked_fill_impl(self, mask, 0 if v is None else v)
 
 
@@ -106,6 +118,7 @@ _MASKED_FILL_OUT = TensorIteratorConfig(check_all_same_dtype=False, allow_cpu_sc
 def masked_fill_scalar(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """torch: expand, clone (contiguous), masked_fill_. A contiguous self is filled in one pass into a
     new contiguous tensor instead (the same values and layout, without reading the clone back)."""
+    _check_mask_device(self, mask)
     m, s = _expand_outplace(mask, self)
     if not FAST_PATHS or mask.dtype is not _dt.bool or self._device.type == "meta" \
             or not is_contiguous(s._size, s._stride) or has_internal_overlap(s) == _YES:
@@ -199,6 +212,7 @@ def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False)
 
 # ---- masked_select ---------------------------------------------------------------------------------
 def _masked_select(self: Tensor, mask: Tensor, out: Tensor | None) -> Tensor:
+    check_same_device((out, self, mask))  # the dispatcher's check, out= first
     if mask.dtype is not _dt.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     if out is not None:
@@ -238,6 +252,7 @@ def masked_select_out_kernel(self: Tensor, mask: Tensor, *, out: Tensor) -> Tens
 # ---- masked_scatter ----------------------------------------------------------------------------------
 @masked_scatter_.impl_backends
 def masked_scatter__kernel(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    check_same_device((self, mask, source))  # the dispatcher's check
     assert_no_internal_overlap(self)
     if self.dtype is not source.dtype:
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"

@@ -5,8 +5,11 @@ nn.functional's pdist and cosine_embedding_loss call these, as torch's do. reduc
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as _dt
 from ..geometry import shape_str as _fmt
+from ..scalar import not_implemented
 from ..tensor import Tensor
 from .factories import aten
 from .factories import wrapped_scalar_tensor as _w
@@ -47,6 +50,13 @@ def pair_differences(self: Tensor) -> Tensor:
 # its own node (PdistBackward0) and formula, as torch's: each tie of an infinity norm gets the whole gradient
 @composite_explicit_autograd("_pdist_forward(Tensor self, float p=2) -> Tensor", "")
 def pdist_forward(self: Tensor, p: float = 2) -> Tensor:
+    if len(self._size) == 2 and self._size[0] > 1 and self._size[1] > 0 \
+            and self.dtype not in (_dt.float32, _dt.float64):  # the kernel's AT_DISPATCH_FLOATING_TYPES
+        raise not_implemented("pdist", self.dtype)
+    # torch's pdist kernel narrows p to the input's type before choosing its 0/1/2/inf/general form
+    if self.dtype is not _dt.float64:
+        with np.errstate(over="ignore"):
+            p = float(np.float32(p))
     return aten("linalg_vector_norm")(pair_differences(self), p, [1], False)
 
 

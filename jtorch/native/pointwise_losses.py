@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..structured.meta import check_same_device
 from ..tensor import Tensor
 from .factories import aten
 from .factories import wrapped_scalar_tensor as _w
@@ -60,6 +61,7 @@ def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor
 @composite_explicit_autograd("binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, "
                              "int reduction=Mean) -> Tensor", "")
 def binary_cross_entropy(self: Tensor, target: Tensor, weight: Tensor | None = None, reduction: int = 1) -> Tensor:
+    check_same_device((self, target, weight))  # torch's CPU/CUDA kernel: the dispatcher's check
     if self._device.type != "meta":
         inside = aten("logical_and")(aten("ge.Tensor")(self, _w(0)), aten("le.Tensor")(self, _w(1)))
         if not bool(aten("all")(inside)):

@@ -21,7 +21,7 @@ from ..kernels import reduction as _reduction
 from ..kernels import scalar_reduce as R
 from ..promotion import promote_types
 from ..scalar import SCALAR_TYPE_NAME
-from ..structured.meta import MetaBase, allocate, resize_output
+from ..structured.meta import MetaBase, allocate, fill, resize_output
 from ..structured.reduce import (
     make_dim_mask,
     make_reduction,
@@ -372,15 +372,52 @@ def _vector_norm_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     resize_reduction(ctx, self, dim, extras["keepdim"], out_dtype)
 
 
+def _over_size_one_dims(self: Tensor, dim: Any) -> bool:
+    """Whether every reduced dim has size 1: a 0-dim input reduced over all dims too, but not one
+    given dims (torch reads its size past the end there and takes the p-norm)."""
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        return all(s == 1 for s in self._size)
+    if not self._size:
+        return False
+    dims = (dim,) if isinstance(dim, int) else dim
+    return all(self._size[wrap_dim(d, self.dim())] == 1 for d in dims)
+
+
+def _acc_ord(ord_: float, in_dtype: _dt.dtype) -> float:
+    """ord as norm's kernels hold it: chosen among 0, 1, 2, ±inf as a double, then narrowed to the
+    accumulate type (float for float32, float16 and bfloat16 inputs) for the general p-norm."""
+    if in_dtype in (_dt.float64, _dt.complex128):
+        return ord_
+    with np.errstate(over="ignore"):
+        return float(np.float32(ord_))
+
+
+def _fill_vanishing_ord(self: Tensor, result: Tensor, ord_: float) -> None:
+    """A nonzero ord that narrows to ±0 (2.4e-280 in float): torch's general p-norm then sums
+    |x|^0 = 1 over the n reduced elements (NaN and 0 included) and projects n^(1/±0): inf or 0, 1
+    for n == 1, as C's pow gives."""
+    n = self.numel() // max(result.numel(), 1) if result.numel() else 0
+    value = 1.0 if n == 1 else (math.inf if (n > 1) == (ord_ > 0) else 0.0)
+    fill(result, value)
+
+
 def _vector_norm_impl(ctx: MetaBase, tensors: list, extras: dict, backend: Any) -> None:
     self, result = tensors[0], ctx.output(0)
     scalar_ord = extras["ord"]
     ord_ = float(scalar_ord.real if isinstance(scalar_ord, complex) else scalar_ord)
     in_dtype = result.dtype.to_complex() if self.dtype.is_complex else result.dtype
+    if _over_size_one_dims(self, extras["dim"]):  # torch's fast path: |x| (x != 0 for ord 0), nothing summed
+        x = self if extras["dtype"] is None else op("to.dtype")(self, extras["dtype"])
+        value = op("abs")(x) if ord_ != 0.0 else op("ne.Tensor")(x, _w(0))
+        op("copy_")(result, op("reshape")(value, list(result._size)))
+        return
     if math.isinf(ord_):  # the largest / smallest |x|: amax / amin of abs(x), as PyTorch computes them
         x = op("abs")(self if self.dtype is in_dtype else op("to.dtype")(self, in_dtype))
         run_reduction("vector_norm", [result], x, extras["dim"], extras["keepdim"], x.dtype,
                       R.MAX if ord_ > 0 else R.MIN, backend)
+        return
+    if ord_ != 0.0 and _acc_ord(ord_, in_dtype) == 0.0:
+        _fill_vanishing_ord(self, result, ord_)
         return
     run_reduction("vector_norm", [result], self, extras["dim"], extras["keepdim"], in_dtype, R.NORM, backend,
                   (ord_,))

@@ -22,7 +22,7 @@ from ..geometry import shape_str, wrap_dim
 from ..kernels import scalar_index as M
 from ..memory_overlap import _FULL, _PARTIAL, assert_no_internal_overlap, assert_no_partial_overlap, get_overlap_status
 from ..scalar import checked_scalar, not_implemented
-from ..structured.meta import MetaBase, copy_into
+from ..structured.meta import MetaBase, check_same_device, copy_into
 from ..tensor import Tensor
 from ..warn import user_stacklevel
 from .registry import by_name
@@ -112,6 +112,7 @@ def _gather_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     self, index = tensors
     dim = wrap_dim(extras["dim"], len(self._size))
     result = ctx.maybe_get_output(0)
+    check_same_device((result, self, index))  # the dispatcher's check, out= first as torch's wrapper
     if result is not None:
         assert_no_internal_overlap(result)
         assert_no_overlap(result, self)
@@ -153,6 +154,7 @@ _NEW = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "max": "am
 def scatter_checks(ctx: MetaBase, self: Tensor, dim: int, index: Tensor, src: Tensor | None,
                    reduce: str | None = None, new_options: bool = False) -> None:
     """scatter_meta_impl: dtype and shape checks, overlap checks, the output, the reduce name."""
+    check_same_device((ctx.maybe_get_output(0), self, index, src))  # the dispatcher's check, out= first
     if index.numel() != 0 and index.dtype not in _LONG_OR_INT:
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if src is not None and src.dtype is not self.dtype:

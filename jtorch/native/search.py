@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from ..geometry import contiguous_strides, shape_str, wrap_dim
 from ..promotion import result_type
 from ..scalar import SCALAR_TYPE_NAME, TYPE_META_NAME, not_implemented
-from ..structured.meta import MetaBase, allocate, copy_into, resize_output
+from ..structured.meta import MetaBase, allocate, check_same_device, copy_into, resize_output
 from ..tensor import Tensor
 from .registry import declare, op
 from .sorting import _backend_of
@@ -179,18 +179,21 @@ _ss_s_out = declare("searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self
 @_ss.impl_backends
 def searchsorted(sorted_sequence: Tensor, self: Tensor, *, out_int32: bool = False, right: bool = False,
                  side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    check_same_device((sorted_sequence, self, sorter))  # the dispatcher's check
     return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, None)
 
 
 @_ss_out.impl_backends
 def searchsorted_out(sorted_sequence: Tensor, self: Tensor, *, out_int32: bool = False, right: bool = False,
                      side: str | None = None, sorter: Tensor | None = None, out: Tensor) -> Tensor:
+    check_same_device((out, sorted_sequence, self, sorter))  # the dispatcher's check, out= first
     return _searchsorted(sorted_sequence, self, out_int32, right, side, sorter, out)
 
 
 @_ss_s.impl_backends
 def searchsorted_scalar(sorted_sequence: Tensor, self: Any, *, out_int32: bool = False, right: bool = False,
                         side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    check_same_device((sorted_sequence, sorter))  # the dispatcher's check
     return _searchsorted(sorted_sequence, _scalar_tensor(self, sorted_sequence._device), out_int32, right, side,
                          sorter, None)
 
@@ -198,11 +201,14 @@ def searchsorted_scalar(sorted_sequence: Tensor, self: Any, *, out_int32: bool =
 @_ss_s_out.impl_backends
 def searchsorted_scalar_out(sorted_sequence: Tensor, self: Any, *, out_int32: bool = False, right: bool = False,
                             side: str | None = None, sorter: Tensor | None = None, out: Tensor) -> Tensor:
+    check_same_device((out, sorted_sequence, sorter))  # the dispatcher's check, out= first
     return _searchsorted(sorted_sequence, _scalar_tensor(self, sorted_sequence._device), out_int32, right, side,
                          sorter, out)
 
 
-def _bucketize(self: Tensor, boundaries: Tensor, out_int32: bool, right: bool, out: Tensor | None) -> Tensor:
+def _bucketize(self: Tensor, boundaries: Tensor, out_int32: bool, right: bool, out: Tensor | None,
+               operands: tuple = ()) -> Tensor:
+    check_same_device(operands)  # the dispatcher's check, in the schema's order (out= first)
     if boundaries.dim() != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
     return _searchsorted(boundaries, self, out_int32, right, None, None, out)
@@ -215,9 +221,9 @@ _bk_s = declare("bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_in
 _bk_s_out = declare("bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, "
                     "Tensor(a!) out) -> Tensor(a!)")
 _bk.impl_backends(lambda self, boundaries, *, out_int32=False, right=False:
-                  _bucketize(self, boundaries, out_int32, right, None))
+                  _bucketize(self, boundaries, out_int32, right, None, (self, boundaries)))
 _bk_out.impl_backends(lambda self, boundaries, *, out_int32=False, right=False, out:
-                      _bucketize(self, boundaries, out_int32, right, out))
+                      _bucketize(self, boundaries, out_int32, right, out, (out, self, boundaries)))
 _bk_s.impl_backends(lambda self, boundaries, *, out_int32=False, right=False:
                     _bucketize(_scalar_tensor(self, boundaries._device), boundaries, out_int32, right, None))
 _bk_s_out.impl_backends(lambda self, boundaries, *, out_int32=False, right=False, out:
@@ -232,6 +238,7 @@ _bincount_decl = declare("bincount(Tensor self, Tensor? weights=None, SymInt min
 @_bincount_decl.impl_backends
 def bincount(self: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """_bincount_cpu: int64 counts, or sums of the weights (float32 weights: float32, else float64)."""
+    check_same_device((self, weights))  # the dispatcher's check
     if self.dtype.is_floating_point or self.dtype.is_complex or self.dtype is _dt.bool:
         raise not_implemented("bincount_cpu", self.dtype)
     if minlength < 0:

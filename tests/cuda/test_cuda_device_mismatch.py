@@ -6,8 +6,11 @@ in advanced indexing.
 
 torch without CUDA cannot be asked: the expected text is torch's documented one
 (../shared/reference/pytorch-facts.md, "Type errors"), the one the matmul family and cat give in
-torch 2.13 per the issue that reported them; the results of the allowed mixes are checked
-against the same computation on the CPU.
+torch 2.13 per the issue that reported them, and the dispatcher's (out= first, then the schema's
+tensors in order) for every operator native_functions.yaml does not mark device_check: NoCheck;
+the operators that check devices themselves (masked_fill_'s CUDA kernel, take_along_dim,
+convolution, CUDA's accumulating index_put_) give their kernels' texts. The results of the
+allowed mixes are checked against the same computation on the CPU.
 """
 from __future__ import annotations
 
@@ -64,9 +67,72 @@ REFUSED: dict[str, tuple[Callable[[], Any], tuple[str, str]]] = {
     "lerp": (lambda: jtorch.lerp(_c(), _p(), 0.5), CUDA_CPU),
     "addcmul": (lambda: jtorch.addcmul(_c(), _p(), _c()), CUDA_CPU),
     "clamp_tensor": (lambda: _c().clamp(_p()), CUDA_CPU),
-    "masked_fill_cpu_mask": (lambda: _c().masked_fill(_p() > 0, 0.0), CUDA_CPU),
     "add_out_cpu": (lambda: jtorch.add(_c(), _c(), out=jtorch.empty(2, 2)), CPU_CUDA),
+    # the index-taking families: the dispatcher's check over (out=, self, index, src) in schema order
+    "index_select": (lambda: jtorch.index_select(_c(), 0, _i()), CUDA_CPU),
+    "index_select_cpu_self": (lambda: jtorch.index_select(_p(), 0, _i("cuda")), CPU_CUDA),
+    "index_select_out": (lambda: jtorch.index_select(_c(), 0, _i("cuda"), out=jtorch.empty(1, 2)), CPU_CUDA),
+    "gather": (lambda: jtorch.gather(_c(), 0, _i2()), CUDA_CPU),
+    "gather_out": (lambda: jtorch.gather(_c(), 0, _i2("cuda"), out=jtorch.empty(1, 1)), CPU_CUDA),
+    "scatter_src": (lambda: jtorch.scatter(_c(), 0, _i2("cuda"), jtorch.ones(1, 1)), CUDA_CPU),
+    "scatter_index": (lambda: jtorch.scatter(_c(), 0, _i2(), jtorch.ones(1, 1, device="cuda")), CUDA_CPU),
+    "scatter_value": (lambda: jtorch.scatter(_c(), 0, _i2(), 2.0), CUDA_CPU),
+    "scatter_value_reduce": (lambda: _c().scatter_(0, _i2(), 2.0, reduce="add"), CUDA_CPU),
+    "scatter_": (lambda: _c().scatter_(0, _i2("cuda"), jtorch.ones(1, 1)), CUDA_CPU),
+    "scatter_add": (lambda: jtorch.scatter_add(_c(), 0, _i2("cuda"), jtorch.ones(1, 1)), CUDA_CPU),
+    "scatter_reduce": (lambda: jtorch.scatter_reduce(_c(), 0, _i2(), _c()[:1, :1], "amax"), CUDA_CPU),
+    "index_add": (lambda: jtorch.index_add(_c(), 0, _i("cuda"), jtorch.ones(1, 2)), CUDA_CPU),
+    "index_add_index": (lambda: _c().index_add_(0, _i(), _c()[:1]), CUDA_CPU),
+    "index_copy": (lambda: jtorch.index_copy(_c(), 0, _i(), _c()[:1]), CUDA_CPU),
+    "index_reduce": (lambda: _c().index_reduce(0, _i("cuda"), jtorch.ones(1, 2), "prod"), CUDA_CPU),
+    "index_fill": (lambda: jtorch.index_fill(_c(), 0, _i(), 1.0), CUDA_CPU),
+    "index_fill_tensor_value": (lambda: _c().index_fill_(0, _i(), jtorch.tensor(1.0)), CUDA_CPU),
+    "take": (lambda: jtorch.take(_c(), _i()), CUDA_CPU),
+    "take_cpu_self": (lambda: jtorch.take(_p(), _i("cuda")), CPU_CUDA),
+    "put_": (lambda: _c().put_(_i(), jtorch.ones(1, device="cuda")), CUDA_CPU),
+    "put_source": (lambda: _c().put_(_i("cuda"), jtorch.ones(1)), CUDA_CPU),
+    "put": (lambda: jtorch.put(_c(), _i("cuda"), jtorch.ones(1)), CUDA_CPU),
+    "index_put_values": (lambda: jtorch.zeros(3, device="cuda").index_put_((_i(),), jtorch.ones(1)), CUDA_CPU),
+    "setitem_cpu_values": (lambda: _setitem(jtorch.zeros(3, device="cuda"), jtorch.tensor([0, 1]), jtorch.ones(2)),
+                           CUDA_CPU),
+    "masked_scatter_mask": (lambda: _c().masked_scatter(_p() > 0, _c()), CUDA_CPU),
+    "masked_scatter_source": (lambda: _c().masked_scatter(_c() > 0, _p()), CUDA_CPU),
+    "masked_select": (lambda: jtorch.masked_select(_c(), _p() > 0), CUDA_CPU),
+    # where allocates its result on the first non-CPU operand's device, then iterates over it
+    "where_cpu_condition": (lambda: jtorch.where(_p() > 0, _c(), _c()), CUDA_CPU),
+    "searchsorted": (lambda: jtorch.searchsorted(_v("cuda"), _v()), CUDA_CPU),
+    "searchsorted_cpu_sequence": (lambda: jtorch.searchsorted(_v(), _v("cuda")), CPU_CUDA),
+    "bucketize": (lambda: jtorch.bucketize(_v("cuda"), _v()), CUDA_CPU),
+    "bincount_weights": (lambda: jtorch.bincount(_i("cuda"), jtorch.ones(1)), CUDA_CPU),
+    # a CPU out= of the matmul family and cat: the dispatcher checks out first
+    "mm_out_cpu": (lambda: jtorch.mm(_c(), _c(), out=jtorch.empty(2, 2)), CPU_CUDA),
+    "addmm_out_cpu": (lambda: jtorch.addmm(_c(), _c(), _c(), out=jtorch.empty(2, 2)), CPU_CUDA),
+    "bmm_out_cpu": (lambda: jtorch.bmm(_c()[None], _c()[None], out=jtorch.empty(1, 2, 2)), CPU_CUDA),
+    "cat_out_cpu": (lambda: jtorch.cat([_c(), _c()], out=jtorch.empty(4, 2)), CPU_CUDA),
+    # pointwise with non-scalar CPU operands
+    "lerp_weight": (lambda: jtorch.lerp(_c(), _c(), _p()), CUDA_CPU),
+    "addcmul_tensor2": (lambda: jtorch.addcmul(_c(), _c(), _p()), CUDA_CPU),
+    "addcdiv": (lambda: jtorch.addcdiv(_c(), _p(), _c()), CUDA_CPU),
+    # nn
+    "embedding": (lambda: jtorch.nn.functional.embedding(_i(), _c()), CUDA_CPU),
+    "nll_loss_target": (lambda: jtorch.nn.functional.nll_loss(_c(), jtorch.tensor([0, 1])), CUDA_CPU),
+    "cross_entropy_target": (lambda: jtorch.nn.functional.cross_entropy(_c(), jtorch.tensor([0, 1])), CUDA_CPU),
+    "binary_cross_entropy": (lambda: jtorch.nn.functional.binary_cross_entropy(_c() * 0.5, _p()), CUDA_CPU),
+    "prelu": (lambda: jtorch.nn.functional.prelu(_c(), jtorch.ones(1)), CUDA_CPU),
 }
+
+
+def _i(dev: str = "cpu") -> Any:
+    return jtorch.tensor([0], device=dev)
+
+
+def _i2(dev: str = "cpu") -> Any:
+    return jtorch.tensor([[0]], device=dev)
+
+
+def _setitem(t: Any, index: Any, value: Any) -> Any:
+    t[index] = value
+    return t
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
@@ -78,6 +144,81 @@ def test_two_devices_refused_with_torchs_text(name: str) -> None:
     assert str(e.value) == want
 
 
+def test_take_along_dim_refuses_with_its_own_check() -> None:
+    """take_along_dim checks its operands itself (checkDevice), against self's device."""
+    with pytest.raises(RuntimeError) as e:
+        jtorch.take_along_dim(_c(), jtorch.tensor([[0]]), 0)
+    assert str(e.value) == ("Expected tensor to have cuda:0 Device, but got tensor with cpu Device (while checking "
+                            "arguments for torch.take_along_dim():)")
+    with pytest.raises(RuntimeError, match="Expected tensor to have cpu Device, but got tensor with cuda:0 Device"):
+        jtorch.take_along_dim(_p(), jtorch.tensor([[0]]), 0, out=jtorch.empty(1, 2, device="cuda"))
+
+
+def test_index_put_accumulate_checks_the_value_device_first() -> None:
+    """CUDA's accumulating (sort-based) index_put_ checks the value's device itself."""
+    with pytest.raises(RuntimeError) as e:
+        jtorch.zeros(3, device="cuda").index_put_((jtorch.tensor([0, 1]),), jtorch.ones(2), accumulate=True)
+    assert str(e.value) == "expected device cuda:0 but got device cpu for value tensor"
+
+
+CONV_REFUSED = {
+    # a CUDA input: the cuDNN path's type check
+    "cuda_input_cpu_weight": (lambda: jtorch.nn.functional.conv2d(_c()[None, None], jtorch.ones(1, 1, 1, 1)),
+                              "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the "
+                              "same"),
+    "cuda_input_cpu_bias": (lambda: jtorch.nn.functional.conv1d(_c()[None], jtorch.ones(1, 2, 1, device="cuda"),
+                                                                jtorch.ones(1)),
+                            "Input type (torch.cuda.FloatTensor) and bias type (torch.FloatTensor) should be the same"),
+    "cuda_double_input": (lambda: jtorch.nn.functional.conv1d(_c()[None].double(), jtorch.ones(1, 2, 1).double()),
+                          "Input type (torch.cuda.DoubleTensor) and weight type (torch.DoubleTensor) should be the "
+                          "same"),
+    # a float CPU input: the MKLDNN path's
+    "cpu_input_cuda_weight": (lambda: jtorch.nn.functional.conv2d(_p()[None, None], jtorch.ones(1, 1, 1, 1,
+                                                                                               device="cuda")),
+                              "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the "
+                              "same or input should be a MKLDNN tensor and weight is a dense tensor"),
+    "cpu_input_cuda_bias": (lambda: jtorch.nn.functional.conv1d(_p()[None], jtorch.ones(1, 2, 1),
+                                                                jtorch.ones(1, device="cuda")),
+                            "Input type (torch.FloatTensor) and bias type (torch.cuda.FloatTensor) should be the same "
+                            "or input should be a MKLDNN tensor and bias is a dense tensor"),
+    "conv_transpose": (lambda: jtorch.nn.functional.conv_transpose2d(_c()[None, None], jtorch.ones(1, 1, 1, 1)),
+                       "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same"),
+}
+
+
+@pytest.mark.parametrize("name", list(CONV_REFUSED))
+def test_convolution_refuses_parameters_on_another_device(name: str) -> None:
+    call, want = CONV_REFUSED[name]
+    with pytest.raises(RuntimeError) as e:
+        call()
+    assert str(e.value) == want
+
+
+MASKED_FILL_REFUSED = {
+    # masked_fill__cuda: the mask on self's device, whatever its dims; a CPU self with a CUDA mask or value
+    "cpu_mask": (lambda: _c().masked_fill(_p() > 0, 0.0), "expected self and mask to be on the same device, but got "
+                 "mask on cpu and self on cuda:0"),
+    "cpu_0dim_mask": (lambda: _c().masked_fill_(jtorch.tensor(True), 0.0), "expected self and mask to be on the same "
+                      "device, but got mask on cpu and self on cuda:0"),
+    "cuda_mask_cpu_self": (lambda: _p().masked_fill(_c() > 0, 0.0), "expected self and mask to be on the same "
+                           "device, but got mask on cuda:0 and self on cpu"),
+    "cpu_mask_tensor_value": (lambda: _c().masked_fill(_p() > 0, jtorch.tensor(1.0)), "expected self and mask to be "
+                              "on the same device, but got mask on cpu and self on cuda:0"),
+    "cpu_self_cuda_value": (lambda: _p().masked_fill_(_p() > 0, jtorch.tensor(0.0, device="cuda")),
+                            "masked_fill_: Expected inputs to be on same device"),
+    "cpu_self_cuda_mask_tensor_value": (lambda: _p().masked_fill_(_c() > 0, jtorch.tensor(0.0)),
+                                        "masked_fill_: Expected inputs to be on same device"),
+}
+
+
+@pytest.mark.parametrize("name", list(MASKED_FILL_REFUSED))
+def test_masked_fill_refuses_a_mask_on_another_device(name: str) -> None:
+    call, want = MASKED_FILL_REFUSED[name]
+    with pytest.raises(RuntimeError) as e:
+        call()
+    assert str(e.value) == want
+
+
 ALLOWED: dict[str, Callable[[str], Any]] = {
     "add_0dim_cpu_scalar": lambda dev: jtorch.ones(2, 2, device=dev) + jtorch.tensor(2.0),
     "mul_0dim_cpu_scalar": lambda dev: jtorch.ones(2, 2, device=dev) * jtorch.tensor(3),
@@ -86,6 +227,27 @@ ALLOWED: dict[str, Callable[[str], Any]] = {
     "copy_from_cpu": lambda dev: jtorch.zeros(2, 2, device=dev).copy_(jtorch.full((2, 2), 4.0)),
     "getitem_cpu_index": lambda dev: jtorch.arange(4.0, device=dev)[jtorch.tensor([3, 1])],
     "setitem_cpu_value": lambda dev: _set(jtorch.zeros(3, device=dev)),
+    # index tensors on the CPU are moved by advanced indexing and index_put_
+    "index_put_cpu_index": lambda dev: jtorch.zeros(3, device=dev).index_put_(
+        (jtorch.tensor([2, 0]),), jtorch.tensor([1.0, 2.0], device=dev)),
+    "index_put_accumulate_cpu_index": lambda dev: jtorch.zeros(3, device=dev).index_put_(
+        (jtorch.tensor([2, 2]),), jtorch.tensor([1.0, 2.0], device=dev), accumulate=True),
+    # a one-element value is moved: 0-dim, or 1-sized dims stripped by setitem
+    "index_put_0dim_cpu_value": lambda dev: jtorch.zeros(3, device=dev).index_put_(
+        (jtorch.tensor([1, 2], device=dev),), jtorch.tensor(7.0)),
+    "setitem_cpu_index_one_element_value": lambda dev: _setitem(jtorch.zeros(3, device=dev), jtorch.tensor([0, 2]),
+                                                                jtorch.tensor([4.0])),
+    "setitem_cpu_mask": lambda dev: _setitem(jtorch.arange(3.0, device=dev), jtorch.tensor([True, False, True]),
+                                             jtorch.tensor(9.0)),
+    # index_fill takes its 0-dim value tensor by item(); masked_fill a 0-dim CPU value and mask
+    "index_fill_0dim_cpu_value": lambda dev: jtorch.zeros(2, 2, device=dev).index_fill_(
+        0, jtorch.tensor([1], device=dev), jtorch.tensor(3.0)),
+    "masked_fill_0dim_cpu_value": lambda dev: jtorch.zeros(2, device=dev).masked_fill(
+        jtorch.tensor([True, False], device=dev), jtorch.tensor(3.0)),
+    "lerp_0dim_cpu_weight": lambda dev: jtorch.lerp(jtorch.zeros(2, device=dev), jtorch.ones(2, device=dev),
+                                                    jtorch.tensor(0.25)),
+    "addcmul_0dim_cpu": lambda dev: jtorch.addcmul(jtorch.ones(2, device=dev), jtorch.ones(2, device=dev),
+                                                   jtorch.tensor(3.0)),
 }
 
 
