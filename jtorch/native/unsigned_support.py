@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import dtypes as _dt
 from ..scalar import not_implemented
+from ..tensor import Tensor
 
 _DIV_MODES: dict[Any, str] = {"floor": "div_floor_cpu", "trunc": "div_trunc_cpu"}
 
@@ -117,6 +118,8 @@ def elementwise_check(out_schema: str, dispatch_check: Callable[[Any, dict], Non
 
 
 def _first_tensor_dtype(args: tuple, kwargs: dict) -> Any:
+    if args and type(args[0]) is Tensor:  # the common case, first: this runs on every call of a wrapped kernel
+        return args[0].dtype
     for a in (*args, *kwargs.values()):
         if isinstance(a, (list, tuple)):
             a = a[0] if a else None

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import dtypes as _dt
 from ...geometry import contiguous_strides
 from ..common import cache
 from ..common.reduce_plan import acc_dtype, count, identity, open_reduce, real_dtype
@@ -103,14 +104,20 @@ def reduce(it: Any, r: Reduction, extras: tuple = ()) -> None:
                values is not None, indices is not None, op.count, *ex)
 
 
+_BF16 = _dt.bfloat16
+
+
 def reduce_contiguous(r: Reduction, x: Any, results: list, extras: tuple = (), mask: Any = None) -> bool:
     """A contiguous input below the grain size reduced over the dims `mask` marks (None: all)
     into contiguous outputs, without an iterator; False (nothing done) where that does not apply."""
     n = x.numel()
     if n >= GRAIN_SIZE or n == 0:
         return False
-    if x._storage.data.dtype.kind == "V" or any(t._storage.data.dtype.kind == "V" for t in results):
+    if x.dtype is _BF16:
         return False  # bfloat16 goes through the iterator (float32)
+    for t in results:
+        if t.dtype is _BF16:
+            return False
     if mask is not None and not all(m for m, size in zip(mask, x._size) if size != 1):
         return _reduce_dims(r, x, results, extras, mask)
     ib = x._storage.data
