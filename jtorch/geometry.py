@@ -37,17 +37,20 @@ def is_contiguous(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
     return True
 
 
-def is_channels_last(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
-    if len(size) != 4:
-        return False
+def _dense_in_order(size: tuple[int, ...], stride: tuple[int, ...], order: tuple[int, ...]) -> bool:
+    """Whether the dims, innermost first in `order`, are laid out densely (size-1 dims' strides free)."""
     expected = 1
-    for d in (1, 3, 2, 0):
+    for d in order:
         if size[d] == 0:
             return True
         if size[d] != 1 and stride[d] != expected:
             return False
         expected *= size[d]
     return True
+
+
+def is_channels_last(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    return len(size) == 4 and _dense_in_order(size, stride, (1, 3, 2, 0))
 
 
 def channels_last_strides(size: tuple[int, ...]) -> tuple[int, ...]:
@@ -60,16 +63,7 @@ def channels_last_strides(size: tuple[int, ...]) -> tuple[int, ...]:
 
 def is_channels_last_3d(size: tuple[int, ...], stride: tuple[int, ...]) -> bool:
     """is_contiguous(memory_format=channels_last_3d): NDHWC order, as is_channels_last for 4-d."""
-    if len(size) != 5:
-        return False
-    expected = 1
-    for d in (1, 4, 3, 2, 0):
-        if size[d] == 0:
-            return True
-        if size[d] != 1 and stride[d] != expected:
-            return False
-        expected *= size[d]
-    return True
+    return len(size) == 5 and _dense_in_order(size, stride, (1, 4, 3, 2, 0))
 
 
 def channels_last_3d_strides(size: tuple[int, ...]) -> tuple[int, ...]:
