@@ -1,6 +1,7 @@
 """Optimizers step CUDA parameters to the same numbers as CPU parameters (device-generic updates)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import jtorch
@@ -36,4 +37,6 @@ def test_cuda_fused_adam_equals_the_loop(cuda, name):
             p.grad = jtorch.tensor([[0.5, -1.0], [0.1 * k, 0.3]], device=cuda)
         fused.step()
         loop.step()
-    assert ps[0].cpu().tolist() == ps[1].cpu().tolist() != [[1.0, -2.0], [0.5, 3.0]]
+    # equal up to rounding: on a GPU the compiler contracts a*b+c into one FMA in the fused kernel
+    np.testing.assert_allclose(ps[0].detach().cpu().numpy(), ps[1].detach().cpu().numpy(), rtol=1e-6, atol=0)
+    assert ps[1].cpu().tolist() != [[1.0, -2.0], [0.5, 3.0]]

@@ -28,7 +28,7 @@ POISSON, BINOMIAL, GAMMA, GAMMA_GRAD = 0, 1, 2, 3
 def _register(fn: Any) -> None:
     """Make samplers.py's plain function callable from the kernels below (the simulator calls
     it as it is)."""
-    @overload(fn, target="cuda")
+    @overload(fn, target="cuda", strict=False)  # fn names its arguments, not *args
     def _impl(*args):
         return fn
 
