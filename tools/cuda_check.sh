@@ -25,9 +25,10 @@ except Exception as e: print("torch:", e)
 import jtorch; print("jtorch cuda available:", jtorch.cuda.is_available(), jtorch.cuda.get_device_name(0))
 PY
 args=("$@"); [ ${#args[@]} -eq 0 ] && args=(tests/cuda)
-XDIST=(); "$PY" -c "import xdist" 2>/dev/null && XDIST=(-n "${WORKERS:-12}")
+XDIST=(); "$PY" -c "import xdist" 2>/dev/null && XDIST=(-n "${WORKERS:-12}" --max-worker-restart=200)
 # SIGINT first: pytest then still prints the failures it has seen
-timeout -s INT -k 30 "${TESTS_TIMEOUT:-330}" "$PY" -m pytest -q -p no:cacheprovider "${XDIST[@]}" -rfE --tb=line \
+# launches synchronous: a bad memory access is reported by the test whose kernel made it
+CUDA_LAUNCH_BLOCKING=1 timeout -s INT -k 30 "${TESTS_TIMEOUT:-330}" "$PY" -m pytest -q -p no:cacheprovider "${XDIST[@]}" -rfE --tb=line \
     --junitxml="$OUT/cuda-tests.xml" "${args[@]}" 2>&1 | tee "$OUT/cuda-tests.log" | tail -120
 echo "tests exit: ${PIPESTATUS[0]}"
 if [ "${BENCH:-1}" != 0 ]; then
