@@ -28,7 +28,7 @@ args=("$@"); [ ${#args[@]} -eq 0 ] && args=(tests/cuda)
 XDIST=(); "$PY" -c "import xdist" 2>/dev/null && XDIST=(-n "${WORKERS:-12}" --max-worker-restart=200)
 # SIGINT first: pytest then still prints the failures it has seen
 # launches synchronous: a bad memory access is reported by the test whose kernel made it
-CUDA_LAUNCH_BLOCKING=1 timeout -s INT -k 30 "${TESTS_TIMEOUT:-330}" "$PY" -m pytest -q -p no:cacheprovider "${XDIST[@]}" -rfE --tb=line \
+JTORCH_TEST_CRASH_LOG="$OUT/crashes.txt" CUDA_LAUNCH_BLOCKING=1 timeout -s INT -k 30 "${TESTS_TIMEOUT:-330}" "$PY" -m pytest -q -p no:cacheprovider "${XDIST[@]}" -rfE --tb=short \
     --junitxml="$OUT/cuda-tests.xml" "${args[@]}" 2>&1 | tee "$OUT/cuda-tests.log" | tail -120
 echo "tests exit: ${PIPESTATUS[0]}"
 if [ "${BENCH:-1}" != 0 ]; then

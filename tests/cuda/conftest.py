@@ -30,11 +30,16 @@ def pytest_runtest_makereport(item, call):
     later test of the process fails with it. Under pytest-xdist the worker then ends, so xdist names
     this test as the one it crashed in and starts a fresh worker for the rest (run with
     CUDA_LAUNCH_BLOCKING=1 so the error surfaces at the launch that caused it)."""
-    outcome = yield
+    yield
     exc = call.excinfo.value if call.excinfo is not None else None
     if exc is not None and os.environ.get("PYTEST_XDIST_WORKER") and any(p in str(exc) for p in _POISONED):
-        sys.stderr.write(f"\nCUDA context lost in {item.nodeid}: {type(exc).__name__}: {str(exc)[:300]}\n")
+        text = f"\nCUDA context lost in {item.nodeid}:\n{call.excinfo.getrepr(style='short')}\n"
+        sys.stderr.write(text)
         sys.stderr.flush()
+        log = os.environ.get("JTORCH_TEST_CRASH_LOG")  # tools/cuda_check.sh collects these
+        if log:
+            with open(log, "a") as f:
+                f.write(text)
         os._exit(3)
 
 
