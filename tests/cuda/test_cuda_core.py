@@ -223,3 +223,20 @@ def test_keys_and_dispatch_tables():
     assert ks.has(jtorch.keyset.DispatchKey.CUDA) and ks.has(jtorch.keyset.DispatchKey.AutogradCUDA)
     assert jtorch._C._dispatch_has_kernel_for_dispatch_key("aten::add.Tensor", "CUDA")
     assert driver.is_available()
+
+
+def test_blocks_freed_in_a_garbage_cycle_come_back_usable(cuda):
+    """Storages that die in a reference cycle return their blocks to the pool still allocated (on a
+    GPU, numba's owning pointer must not be finalised with the cycle): the next tensors of the same
+    size reuse them and read back what they were given."""
+    import gc
+
+    for _ in range(3):
+        a = jtorch.arange(1000, dtype=jtorch.float32, device=cuda)
+        cycle = [a]
+        cycle.append(cycle)
+        del a, cycle
+        gc.collect()
+        b = jtorch.arange(1000, dtype=jtorch.float32, device=cuda) * 2
+        assert b.cpu().tolist() == [2.0 * i for i in range(1000)]
+        assert (b[10:20] + 1).cpu().tolist() == [2.0 * i + 1 for i in range(10, 20)]

@@ -5,9 +5,14 @@ training loop does not call the driver's allocator once per operator. `empty_cac
 pool to the driver. The statistics are torch's: memory_allocated (bytes in live blocks),
 max_memory_allocated (its peak), memory_reserved (live + pooled).
 
-A Block owns one allocation: on a GPU a numba MemoryPointer from the driver, under the simulator
-a NumPy uint8 array (what the simulator can pass to kernels). Storages hold the Block; a tensor
-viewed as another dtype shares it, and the Block goes back to the pool when the last holder dies.
+A Block owns one allocation: on a GPU a numba MemoryPointer over memory from the driver, under the
+simulator a NumPy uint8 array (what the simulator can pass to kernels). Storages hold the Block; a
+tensor viewed as another dtype shares it, and the Block goes back to the pool when the last holder dies.
+
+On a GPU the numba object that frees the memory when it dies (memalloc's OwnedPointer) is kept in
+`CachingAllocator.owners`, never in a Block: a Block collected in a garbage cycle would otherwise take
+its OwnedPointer's finalizer with it (weakref callbacks run before `__del__`), freeing memory that
+`__del__` then hands back to the pool. Blocks carry a non-owning MemoryPointer over the same address.
 """
 from __future__ import annotations
 
@@ -55,7 +60,8 @@ class CachingAllocator:
         self.reserved = 0
         self.peak_reserved = 0
         self.num_ooms = 0
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # a Block's __del__ may run (garbage collection) while it is held
+        self.owners: dict[int, Any] = {}  # device address -> numba's owning pointer (GPU only)
 
     def allocate(self, nbytes: int) -> Block:
         size = max(ROUND, (nbytes + ROUND - 1) // ROUND * ROUND)
@@ -93,7 +99,12 @@ class CachingAllocator:
             except Exception:
                 free, total = cuda.current_context().get_memory_info()
                 raise self._oom(size, int(free), int(total)) from None
-        return m, int(m.device_ctypes_pointer.value or 0)
+        from numba.cuda.cudadrv.driver import MemoryPointer
+
+        ptr = int(m.device_ctypes_pointer.value or 0)
+        with self.lock:
+            self.owners[ptr] = m
+        return MemoryPointer(m.context, ptr, size), ptr
 
     def _oom(self, size: int, free: int, total: int) -> OutOfMemoryError:
         """The CUDACachingAllocator's text for an allocation the device cannot hold."""
@@ -109,6 +120,9 @@ class CachingAllocator:
     def empty_cache(self) -> None:
         with self.lock:
             n = sum(size * len(v) for size, v in self.pool.items())
+            for v in self.pool.values():
+                for _, ptr in v:
+                    self.owners.pop(ptr, None)  # numba frees the memory as its owner dies
             self.pool.clear()
             self.reserved -= n
 
