@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -49,13 +50,16 @@ def main() -> None:
 
     a, b = jtorch.ones(4, device="cuda"), jtorch.ones(4, device="cuda")
     out = jtorch.empty(4, device="cuda")
-    da, db, do = a._storage.data, b._storage.data, out._storage.data
+    sa: Any = a._storage  # a CUDAStorage: its kernel array and block
+    sb: Any = b._storage
+    so: Any = out._storage
+    da, db, do = sa.data, sb.data, so.data
     ac, bc = a.cpu(), b.cpu()
     sync = cuda.synchronize
     rows = {
         "cuda.synchronize alone": lambda: None,
         "numba launch, 3 device arrays": lambda: add[1, 32](4, da, db, do),
-        "DeviceNDArray over a block": lambda: _device_array(a._storage.block.mem),
+        "DeviceNDArray over a block": lambda: _device_array(sa.block.mem),
         "jtorch.empty(4) on cuda": lambda: jtorch.empty(4, device="cuda"),
         "a.add(b, out=out)": lambda: jtorch.add(a, b, out=out),
         "a + b": lambda: a + b,
