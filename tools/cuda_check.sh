@@ -35,4 +35,5 @@ if [ "${BENCH:-1}" != 0 ]; then
   timeout "${BENCH_TIMEOUT:-150}" "$PY" bench/run_all.py --only cuda --out "$OUT/bench" --no-plot 2>&1 \
       | tee "$OUT/bench.log" | tail -60
   echo "bench exit: ${PIPESTATUS[0]}"
+  timeout 60 "$PY" tools/cuda_launch_probe.py 2>&1 | tee "$OUT/launch-probe.txt"
 fi
