@@ -11,7 +11,7 @@ from typing import Any
 from ..structured.meta import MetaBase
 from ..structured.structured import FastPath, Impl, Meta, functional_kernel, inplace_kernel, make_binder, out_kernel
 from .registry import NativeFunction, declare
-from .unsigned_support import refusing_kernel
+from .unsigned_support import refuses_inside, refusing_kernel
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,4 @@ def _refusing(nf: NativeFunction, kernel: Callable, backend: Any) -> Callable:
 
 def _refusals_inside(kernel: Callable, backend: Any) -> Callable:
     """Mark a kernel whose refusals are inside it (the registry adds none)."""
-    if backend is not None:
-        kernel.refuses_dtypes = True  # type: ignore[attr-defined]  # a marker on the generated function
-    return kernel
+    return refuses_inside(kernel) if backend is not None else kernel

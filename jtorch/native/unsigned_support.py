@@ -187,6 +187,9 @@ CUDA_OPERATORS: dict[str, str | None] = {
 # Copy.cu, CUDAScalar.cu); sum, prod and cumsum reduce in int64.
 
 
+_NARROW = _dt.limited_unsigned | _dt.bits_dtypes
+
+
 def elementwise_check(out_schema: str, dispatch_check: Callable[[Any, dict], None] | None
                       ) -> Callable[[Any, dict, str], None]:
     """An elementwise family's dispatch check (common dtype, extras, device type), with the refusal of uint16..64
@@ -261,6 +264,27 @@ def _cat_copies(tensors: Any, dim: int = 0, *args: Any, **kwargs: Any) -> bool:
 
 
 BITS_CONDITIONAL["cat"] = ("copy_kernel", _cat_copies)
+
+
+def refusal(name: str, dtype: Any, device_type: str) -> NotImplementedError | None:
+    """The refusal of aten::<name>'s kernel for `device_type` of `dtype` (uint16..64 or the bits type), None where it
+    computes: for a kernel that checks inside (`refuses_inside`), on its path past the fast one."""
+    base = name.partition(".")[0]
+    if dtype in _dt.bits_dtypes:
+        stub = BITS_OPERATORS.get(base, _lookup(OPERATORS, name, base)) if device_type == "cpu" else None
+    elif device_type == "cuda":
+        stub = _lookup(CUDA_OPERATORS, name, base)
+    elif device_type == "cpu":
+        stub = _lookup(OPERATORS, name, base)
+    else:
+        stub = None
+    return not_implemented(stub, dtype) if isinstance(stub, str) and dtype in _NARROW else None
+
+
+def refuses_inside(kernel: Callable) -> Callable:
+    """Mark a kernel that refuses uint16..64 and the bits type itself (the registry wraps it in no refusal)."""
+    kernel.refuses_dtypes = True  # type: ignore[attr-defined]  # a marker on the kernel function
+    return kernel
 
 
 def _lookup(table: dict[str, Any], name: str, base: str) -> Any:
