@@ -137,6 +137,7 @@ CUDA_ELEMENTWISE: dict[str, str | Callable[[dict], str | None] | None] = {
     "where": "where_cuda",  # TensorCompare.cu (AT_DISPATCH_V2 without the unsigned types)
 }
 
+_SCATTER_GATHER_CUDA = "cuda_scatter_gather_base_kernel_func"
 CUDA_OPERATORS: dict[str, str | None] = {
     # ReduceMaxValuesKernel.cu / ReduceMinValuesKernel.cu list AT_BAREBONES_UNSIGNED_TYPES (max_cuda, max_all_cuda,
     # max_values_cuda and the min ones)
@@ -155,15 +156,16 @@ CUDA_OPERATORS: dict[str, str | None] = {
     "nonzero": "nonzero_cuda",  # Nonzero.cu
     "count_nonzero": None,  # ReduceOps.cpp count_nonzero_cuda: (self != 0).sum(dims), both with unsigned cases
     "trace": None,  # TriangularOps.cu trace_cuda: diagonal().sum()
-    "bincount": "bincount_cuda", "histc": "histc_cuda",  # SummaryOps.cu
+    "bincount": "bincount_cuda", "histc": "histc",  # SummaryOps.cu
     "relu": "clamp_scalar_cuda", "relu_": "clamp_scalar_cuda",  # relu is clamp_min(self, 0) on CUDA
     "_softmax": "host_softmax", "_log_softmax": "host_softmax",  # SoftMax.cu
     "tril": "triu_tril_cuda_template", "triu": "triu_tril_cuda_template",  # TriangularOps.cu
     "tril_": "triu_tril_cuda_template", "triu_": "triu_tril_cuda_template",
     "masked_fill_": "masked_fill_", "masked_fill": "masked_fill_",  # IndexKernel.cu masked_fill_kernel
-    "gather": "gather_cuda", "scatter": "scatter_cuda_", "scatter_": "scatter_cuda_",  # ScatterGatherKernel.cu
-    "scatter_add": "scatter_add_cuda_", "scatter_add_": "scatter_add_cuda_",
-    "scatter_reduce": "scatter_reduce_cuda_", "scatter_reduce_": "scatter_reduce_cuda_",
+    # ScatterGatherKernel.cu: cuda_scatter_gather_base_kernel dispatches once for gather, scatter and the reductions
+    "gather": _SCATTER_GATHER_CUDA, "scatter": _SCATTER_GATHER_CUDA, "scatter_": _SCATTER_GATHER_CUDA,
+    "scatter_add": _SCATTER_GATHER_CUDA, "scatter_add_": _SCATTER_GATHER_CUDA,
+    "scatter_reduce": _SCATTER_GATHER_CUDA, "scatter_reduce_": _SCATTER_GATHER_CUDA,
     "index_add": "index_add", "index_add_": "index_add",  # Indexing.cu index_add_cuda_impl
     "index_copy": "index_copy_cuda", "index_copy_": "index_copy_cuda",  # IndexKernel.cu
     "index_fill": "index_fill_cuda", "index_fill_": "index_fill_cuda",  # IndexKernel.cu
@@ -176,7 +178,7 @@ CUDA_OPERATORS: dict[str, str | None] = {
     "bmm": "bmm_cuda", "baddbmm": "baddbmm_cuda",  # Blas.cpp
     "cross": "cross_cuda", "linalg_cross": "cross_cuda",  # CrossKernel.cu
     "arange": "arange_cuda", "linspace": "linspace_cuda", "logspace": "logspace_cuda",  # RangeFactories.cu
-    "randperm": "randperm_cuda",  # Randperm.cu
+    "randperm": "randperm_out_cuda",  # Randperm.cu
     # DistributionTemplates.h: the bounds check runs before the device kernel, on every device
     "uniform_": "check_uniform_bounds",
     "random_": None, "random_.from": None, "random_.to": None,  # DistributionRandomKernel.cu: unsigned cases

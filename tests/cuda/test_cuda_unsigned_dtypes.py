@@ -14,6 +14,7 @@ import jtorch
 NAMES = ("uint16", "uint32", "uint64")
 TYPE_NAME = {"uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 
+_SG = "cuda_scatter_gather_base_kernel_func"
 # case -> (the CUDA kernel's AT_DISPATCH name, or None where it computes; source file)
 EXPECTED: dict[str, tuple[str | None, str]] = {
     "add": ("ufunc_add_CUDA", "UfuncCUDA_add.cu (generated)"), "add_scalar": ("ufunc_add_CUDA", "UfuncCUDA_add.cu"),
@@ -62,7 +63,7 @@ EXPECTED: dict[str, tuple[str | None, str]] = {
     "kthvalue": ("kthvalue_cuda", "Sorting.cu"), "cummax": ("cummax_cuda", "CumminmaxKernel.cu"),
     "cummin": ("cummin_cuda", "CumminmaxKernel.cu"), "nonzero": ("nonzero_cuda", "Nonzero.cu"),
     "count_nonzero": (None, "ne and sum"), "any": (None, ""), "all": (None, ""), "equal": (None, "eq and all"),
-    "histc": ("histc_cuda", "SummaryOps.cu"), "bincount": ("bincount_cuda", "SummaryOps.cu"),
+    "histc": ("histc", "SummaryOps.cu"), "bincount": ("bincount_cuda", "SummaryOps.cu"),
     "sort": (None, "Sort.cu"), "argsort": (None, "Sort.cu"), "unique": (None, "Unique.cu"),
     "relu": ("clamp_scalar_cuda", "TensorCompare.cu (clamp_min)"), "softmax": ("host_softmax", "SoftMax.cu"),
     "log_softmax": ("host_softmax", "SoftMax.cu"), "trace": (None, "diagonal().sum()"),
@@ -70,9 +71,9 @@ EXPECTED: dict[str, tuple[str | None, str]] = {
     "flip_outer": (None, "IndexKernel.cu"), "flip_inner": (None, "IndexKernel.cu"), "cat": (None, "Shape.cu"),
     "stack": (None, "Shape.cu"), "clone": (None, "Copy.cu"), "t_contig": (None, "Copy.cu"),
     "fill_": (None, "FillKernel.cu"), "masked_fill": ("masked_fill_", "IndexKernel.cu"),
-    "gather": ("gather_cuda", "ScatterGatherKernel.cu"), "scatter": ("scatter_cuda_", "ScatterGatherKernel.cu"),
-    "scatter_add": ("scatter_add_cuda_", "ScatterGatherKernel.cu"),
-    "scatter_reduce": ("scatter_reduce_cuda_", "ScatterGatherKernel.cu"), "index_select": (None, "Indexing.cu"),
+    "gather": (_SG, "ScatterGatherKernel.cu"), "scatter": (_SG, "ScatterGatherKernel.cu"),
+    "scatter_add": (_SG, "ScatterGatherKernel.cu"),
+    "scatter_reduce": (_SG, "ScatterGatherKernel.cu"), "index_select": (None, "Indexing.cu"),
     "index": (None, "IndexKernel.cu"), "index_add": ("index_add", "Indexing.cu"),
     "index_fill": ("index_fill_cuda", "IndexKernel.cu"), "index_copy": ("index_copy_cuda", "IndexKernel.cu"),
     "index_put": ("index_put", "IndexKernel.cu"), "setitem": ("index_put", "IndexKernel.cu"),
@@ -84,7 +85,7 @@ EXPECTED: dict[str, tuple[str | None, str]] = {
     "bmm": ("bmm_cuda", "Blas.cpp"), "baddbmm": ("baddbmm_cuda", "Blas.cpp"),
     "arange": ("arange_cuda", "RangeFactories.cu"), "linspace": ("linspace_cuda", "RangeFactories.cu"),
     "logspace": ("logspace_cuda", "RangeFactories.cu"), "eye": (None, "zero_ and fill_"),
-    "randperm": ("randperm_cuda", "Randperm.cu"), "rand": ("check_uniform_bounds", "DistributionTemplates.h"),
+    "randperm": ("randperm_out_cuda", "Randperm.cu"), "rand": ("check_uniform_bounds", "DistributionTemplates.h"),
     "uniform_": ("check_uniform_bounds", "DistributionTemplates.h"), "random_": (None, "DistributionRandomKernel.cu"),
 }
 # the calls whose refusal comes before any dtype dispatch, the same on every device
