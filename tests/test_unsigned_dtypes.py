@@ -7,6 +7,10 @@ import io
 import numpy as np
 import pytest
 from _torch_oracle import live_torch, oracle_torch
+from _unsigned_cuda_cases import CASES
+from _unsigned_cuda_cases import A as CA
+from _unsigned_cuda_cases import B as CB
+from _unsigned_cuda_cases import outcome as cases_outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -241,6 +245,18 @@ def test_refused_operators_give_torch_texts(name):
     assert (m + m).dtype is m.dtype and (m + m).device.type == "meta"
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_operator_sweep_matches_torch(name):
+    # the CUDA differential's calls (tests/_unsigned_cuda_cases.py), on the CPU: values or refusal texts
+    torch = oracle_torch()
+    for case, f in CASES.items():
+        j = cases_outcome(f, jtorch, jtorch.tensor(CA, dtype=getattr(jtorch, name)),
+                          jtorch.tensor(CB, dtype=getattr(jtorch, name)))
+        t = cases_outcome(f, torch, torch.tensor(CA, dtype=getattr(torch, name)),
+                          torch.tensor(CB, dtype=getattr(torch, name)))
+        assert j == t or (case == "sqrt" and np.allclose(j[1], t[1])), case
+
+
 def test_checkpoints_round_trip_in_jtorch():
     for name in NAMES:
         d = getattr(jtorch, name)
@@ -410,6 +426,37 @@ BITS_OPERATORS = {
     "random_": lambda T, a, b: a.random_(0, 2),
     "setitem": lambda T, a, b: a.__setitem__(0, 1),
     "setitem_tensor": lambda T, a, b: a.__setitem__(0, b[0]),
+    # where moves the bytes; a number becomes a bits tensor through fill, another dtype through copy_
+    "where": lambda T, a, b: T.where(T.ones(2, 3, dtype=T.bool), a, b),
+    "where_out": lambda T, a, b: T.where(T.ones(2, 3, dtype=T.bool), a, b, out=T.empty(2, 3, dtype=a.dtype)),
+    "where_number": lambda T, a, b: T.where(T.ones(2, 3, dtype=T.bool), a, 1),
+    "where_number_first": lambda T, a, b: T.where(T.ones(2, 3, dtype=T.bool), 1, a),
+    "where_0dim": lambda T, a, b: T.where(T.ones(2, 3, dtype=T.bool), a, T.tensor(1)),
+    "where_float": lambda T, a, b: T.where(T.ones(2, 3, dtype=T.bool), a, T.ones(2, 3)),
+    "where_cond": lambda T, a, b: T.where(a),
+    # a number or a 0-dim tensor is cast to the bits type through copy_
+    "add_number": lambda T, a, b: a + 1,
+    "add_float_number": lambda T, a, b: a + 1.5,
+    "mul_number": lambda T, a, b: a * 2,
+    "eq_number": lambda T, a, b: a == 1,
+    "and_true": lambda T, a, b: a & True,
+    "add_0dim": lambda T, a, b: a + T.tensor(1),
+    "add_": lambda T, a, b: a.add_(1),
+}
+BITS_META = {
+    "add_number": lambda T, m: m + 1,
+    "add": lambda T, m: m + m,
+    "mul_number": lambda T, m: m * 1,
+    "eq_number": lambda T, m: m == 1,
+    "add_float_number": lambda T, m: m + 1.5,
+    "add_float": lambda T, m: m + T.ones(3, device="meta"),
+    "exp": lambda T, m: m.exp(),
+    "abs": lambda T, m: m.abs(),
+    "clamp": lambda T, m: m.clamp(0, 1),
+    "where": lambda T, m: T.where(T.ones(2, 3, dtype=T.bool, device="meta"), m, m),
+    "clone": lambda T, m: m.clone(),
+    "copy_": lambda T, m: m.copy_(m),
+    "amax": lambda T, m: m.amax(),
 }
 
 
@@ -421,6 +468,26 @@ def test_bit_operators_allocate_view_or_refuse_as_torch():
         assert bits_outcome(f, jtorch, ja, jb) == bits_outcome(f, torch, ta, tb), op
     assert ja.element_size() == 1 and ja.nbytes == 6 and ja.type() == "jtorch.UInt1Tensor"
     assert not ja.is_signed() and not ja.is_floating_point()
+
+
+def test_bit_meta_tensors_refuse_elementwise_as_torch():
+    torch = oracle_torch()
+    jm, tm = jtorch.empty(2, 3, dtype=jtorch.bit, device="meta"), torch.empty(2, 3, dtype=torch.bit, device="meta")
+    for op, f in BITS_META.items():
+        assert bits_outcome(f, jtorch, jm) == bits_outcome(f, torch, tm), op
+
+
+def test_bit_where_moves_the_bytes_as_torch():
+    torch = oracle_torch()
+    data, other = [[1, 2, 3], [4, 250, 6]], [[7, 8, 9], [10, 11, 12]]
+    mask = [[True, False, True], [False, False, True]]
+    for T in (jtorch, torch):
+        a, b = T.tensor(data, dtype=T.uint8).view(T.bit), T.tensor(other, dtype=T.uint8).view(T.bit)
+        r = T.where(T.tensor(mask), a, b[:, :1])  # b broadcast
+        if T is jtorch:
+            got = (str(r.dtype), r.view(T.uint8).tolist())
+        else:
+            assert got == ("j" + str(r.dtype), r.view(torch.uint8).tolist())
 
 
 def test_bit_checkpoints_refused_as_torch():

@@ -517,6 +517,10 @@ def _where_prepare(tensors: list, extras: dict, mode: int, provided: Tensor | No
     elif condition.dtype is not _dt.bool:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{SCALAR_TYPE_NAME[condition.dtype]}")
+    bits = _dt.bits_dtypes
+    for t in (self, other):  # to or from the bits type: a number goes through fill, a tensor through copy_
+        if t.dtype is not rt and (rt in bits or t.dtype in bits):
+            raise not_implemented("fill_out" if t._is_wrapped_number and rt in bits else "copy_", _dt.uint1)
     return [_to_dtype(self, rt), _to_dtype(other, rt), condition]
 
 

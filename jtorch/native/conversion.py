@@ -9,15 +9,18 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from .. import dtypes as _dt
 from .._enums import as_memory_format, channels_last, channels_last_3d, contiguous_format, preserve_format, strided
 from ..backends import backend
 from ..device import as_device
 from ..geometry import is_channels_last_strides_2d, is_channels_last_strides_3d
+from ..scalar import not_implemented
 from ..tensor import Tensor
 from .copy import clone, copy_into_new
 from .factories import empty_like_impl
 from .math_bits import MATH_BITS
 from .registry import declare
+from .unsigned_support import refuses_inside
 
 _to_copy = declare(
     "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
@@ -144,9 +147,12 @@ def item_kernel(self: Tensor) -> Any:
 
 
 @local_scalar_dense.impl_backends
+@refuses_inside
 def local_scalar_dense_kernel(self: Tensor) -> Any:
     if self._device.type == "meta":
         raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+    if self.dtype in _dt.bits_dtypes:  # no kernel reads the bits type
+        raise not_implemented(f"_local_scalar_dense_{self._device.type}", self.dtype)
     v = backend(self._device.type).read_scalar(self)
     return v.item() if hasattr(v, "item") else v
 

@@ -19,12 +19,13 @@ from .. import dtypes as _dt
 from ..backends import backend
 from ..geometry import shape_str as _fmt
 from ..memory_overlap import _FULL, _PARTIAL, get_overlap_status
-from ..scalar import SCALAR_TYPE_NAME
+from ..scalar import SCALAR_TYPE_NAME, not_implemented
 from ..structured.meta import allocate
 from ..tensor import Tensor
 from ..warn import user_stacklevel
 from .copy import clone, copy_from_host, host_array, host_values, moved
 from .registry import declare
+from .unsigned_support import refuses_inside
 
 index = declare("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", variants="")  # torch binds none
 index_put_ = declare(
@@ -142,8 +143,11 @@ def _backend_of(t: Tensor) -> Any:
 
 # ---- index.Tensor -----------------------------------------------------------------------------------
 @index.impl_backends
+@refuses_inside
 def index_kernel(self: Tensor, indices: list) -> Tensor:
     with_values = self._device.type != "meta"
+    if with_values and self.dtype in _dt.bits_dtypes:  # index_cpu has no bits case
+        raise not_implemented(f"index_{self._device.type}", self.dtype)
     entries = _expand_indices(self, list(indices), with_values)
     bshape = _broadcast_index_shape(entries, with_values)
     if with_values:

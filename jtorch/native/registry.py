@@ -274,12 +274,15 @@ def _impl_lib(key: str) -> Library:
 
 
 def _register_impl(nf: NativeFunction, key: str, fn: Callable, site: str | None, raw_keyset: bool = False) -> None:
-    if key == "CPU":  # torch's CPU kernels refuse uint16..64 in most operators; bfloat16 where Numba has none
-        fn = refusing_kernel(nf.name, fn)
+    # torch's CPU kernels refuse uint16..64 in most operators, its CUDA kernels in fewer, under their own names;
+    # structured kernels refuse inside, behind their fast paths (jtorch.native.structured)
+    inside = getattr(fn, "refuses_dtypes", False)
+    if key == "CPU":  # bfloat16 via float32 where Numba has none
+        fn = fn if inside else refusing_kernel(nf.name, fn)
         if nf.base_name in VIA_FLOAT32:
             fn = via_float32(nf.name, fn, _written(nf))
-    elif key == "CUDA":  # torch's CUDA kernels refuse uint16..64 in fewer operators, under their own names
-        fn = refusing_kernel(nf.name, fn, "cuda")
+    elif key == "CUDA":
+        fn = fn if inside else refusing_kernel(nf.name, fn, "cuda")
         if nf.base_name in CUDA_VIA_FLOAT32:
             fn = via_float32(nf.name, fn, _written(nf))
     _impl_lib(key).impl(nf.name, fn, key, _raw_keyset=raw_keyset, _site=site)

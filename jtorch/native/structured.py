@@ -11,6 +11,7 @@ from typing import Any
 from ..structured.meta import MetaBase
 from ..structured.structured import FastPath, Impl, Meta, functional_kernel, inplace_kernel, make_binder, out_kernel
 from .registry import NativeFunction, declare
+from .unsigned_support import refuses_inside, refusing_kernel
 
 
 @dataclass(frozen=True)
@@ -73,20 +74,36 @@ def structured(
     def make_out(key: str, backend: Any) -> Callable:
         out_names = tuple(a.name for a in out_nf.func.arguments if a.is_out)
         k = out_kernel(bind(), meta, impl if backend is not None else None, context, backend, out_names)
+        k = _refusing(out_nf, k, backend)
         if fast_path is not None and backend is not None and out_names == ("out",):
             k = fast_path("out", bind(), k, backend) or k
-        return k
+        return _refusals_inside(k, backend)
 
     out_nf.impl_per_backend(make_out)
     for nf, make, kind in ((f_nf, functional_kernel, "functional"), (i_nf, inplace_kernel, "inplace")):
         if nf is None:
             continue
 
-        def make_kernel(key: str, backend: Any, make: Callable = make, kind: str = kind) -> Callable:
+        def make_kernel(key: str, backend: Any, make: Callable = make, kind: str = kind,
+                        nf: NativeFunction = nf) -> Callable:
             k = make(bind(), meta, impl if backend is not None else None, context, backend)
+            k = _refusing(nf, k, backend)
             if fast_path is not None and backend is not None:
                 k = fast_path(kind, bind(), k, backend) or k
-            return k
+            return _refusals_inside(k, backend)
 
         nf.impl_per_backend(make_kernel)
     return family
+
+
+def _refusing(nf: NativeFunction, kernel: Callable, backend: Any) -> Callable:
+    """The generic kernel, refusing the dtypes torch's kernel for the backend's device has no case for
+    (uint16..64, the bits type). A fast path in front takes only dtypes that compute, so its calls pay nothing."""
+    if backend is None or backend.dispatch_key not in ("CPU", "CUDA"):
+        return kernel
+    return refusing_kernel(nf.name, kernel, backend.dispatch_key.lower())
+
+
+def _refusals_inside(kernel: Callable, backend: Any) -> Callable:
+    """Mark a kernel whose refusals are inside it (the registry adds none)."""
+    return refuses_inside(kernel) if backend is not None else kernel

@@ -50,6 +50,7 @@ from .binary import _alias
 from .elementwise import elementwise
 from .registry import NativeFunction, by_name, composite_implicit_autograd, declare
 from .structured import StructuredFamily
+from .unsigned_support import refusal, refuses_inside
 
 
 # ---- checks (PyTorch's texts) -----------------------------------------------------------------
@@ -236,15 +237,23 @@ logical_not = unary("logical_not", UNARY_FORCE_BOOL_OP, s.logical_not, inplace_v
 
 
 # ---- operators PyTorch does not build as structured kernels -----------------------------------
+_NARROW = _dt.limited_unsigned | _dt.bits_dtypes  # the dtypes a `refusing` kernel may refuse
+
+
 def _iterate(mode: int, config: TensorIteratorConfig, self: Tensor, scalar_fn: Callable,
              extra: tuple | Callable[[TensorIterator], tuple] = (), provided: Tensor | None = None,
-             check: Callable[[_dt.dtype], None] | None = None) -> Tensor:
+             check: Callable[[_dt.dtype], None] | None = None, refusing: str | None = None) -> Tensor:
     """Build a TensorIterator over `self` (into `provided` for in-place / out=) and run the loop
     of `scalar_fn` on the tensors' backend; on meta tensors only the output's metadata is made.
     `extra` may be computed from the built iterator (defaults that depend on the dtype);
-    `check(common_dtype)` is the kernel's dtype dispatch, skipped on meta tensors as in torch.
+    `check(common_dtype)` is the kernel's dtype dispatch, skipped on meta tensors as in torch; `refusing` names the
+    operator whose kernel refuses uint16..64 and the bits type (jtorch.native.unsigned_support.refusal).
     A contiguous `self` under UNARY_OP (relu) takes TensorIterator's fast set-up: the output is
     self's dtype and layout, and the backend's contiguous runner touches the data."""
+    if refusing is not None and self.dtype in _NARROW and self._device.type != "meta":
+        e = refusal(refusing, self.dtype, self._device.type)
+        if e is not None:
+            raise e
     if (FAST_PATHS and config is UNARY_OP and mode != OUT and type(extra) is tuple and self._device.type != "meta"
             and self._stride == _contiguous(self._size)):
         runner = contiguous_runner(self._device.type, scalar_fn, 1, len(extra))
@@ -286,13 +295,15 @@ def _relu_check(dtype: _dt.dtype) -> None:
 
 
 @_impl(relu)
+@refuses_inside
 def relu_kernel(self: Tensor) -> Tensor:
-    return _iterate(FUNCTIONAL, UNARY_OP, self, s.relu, check=_relu_check)
+    return _iterate(FUNCTIONAL, UNARY_OP, self, s.relu, check=_relu_check, refusing="relu")
 
 
 @_impl(relu_)
+@refuses_inside
 def relu__kernel(self: Tensor) -> Tensor:
-    return _iterate(INPLACE, UNARY_OP, self, s.relu, provided=self, check=_relu_check)
+    return _iterate(INPLACE, UNARY_OP, self, s.relu, provided=self, check=_relu_check, refusing="relu_")
 
 
 # isnan (self != self), isinf, isfinite: bool results for every dtype, functional only

@@ -15,7 +15,7 @@ from typing import Any, cast
 from ..backends import Backend, backend
 from ..scalar import checked_scalar, to_compute  # noqa: F401  (checked_scalar: re-exported for families)
 from ..schema import FunctionSchema
-from .fast_path import FAST_PATHS, Check, ElementwiseFastPath, MakeRunner, Prepare, Select, all_arrays
+from .fast_path import FAST_PATHS, Check, DeviceCheck, ElementwiseFastPath, MakeRunner, Prepare, Select, all_arrays
 from .tensor_iterator import TensorIterator, TensorIteratorConfig
 
 
@@ -27,7 +27,7 @@ def elementwise_kernels(
     config: TensorIteratorConfig | Callable[[dict[str, Any]], TensorIteratorConfig],
     check: Check | None = None,
     prepare: Prepare | None = None,
-    dispatch_check: Check | None = None,
+    dispatch_check: DeviceCheck | None = None,
 ) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
     """(meta, impl, fast_path) of an elementwise operator family, from its out= schema and its
     scalar function (jtorch.native.elementwise.elementwise declares the family with them).
@@ -40,8 +40,8 @@ def elementwise_kernels(
     place before the build: it checks the inputs (sub of bools) and returns the tensors to build
     on (converted to a result type that Python scalars take part in, say; absent optional tensors
     dropped), and may record what it decided in `extras` for `select`. `dispatch_check(common_dtype,
-    extras)` is the kernel's dtype dispatch ('"bitwise_and_cpu" not implemented for 'Float''): it
-    runs on backends with data only, not on meta tensors, as in PyTorch.
+    extras, device_type)` is the device's kernel's dtype dispatch ('"bitwise_and_cpu" not implemented for
+    'Float''): meta tensors check nothing, as in PyTorch.
     """
     if select is None:
         assert scalar is not None
@@ -61,8 +61,8 @@ def elementwise_kernels(
         it.build_op(config_of(extras), it.maybe_get_output(0), *tensors)
         if check is not None:
             check(it.common_dtype, extras)
-        if dispatch_check is not None and it.device.type != "meta":
-            dispatch_check(it.common_dtype, extras)
+        if dispatch_check is not None:
+            dispatch_check(it.common_dtype, extras, it.device.type)
 
     def impl(it: TensorIterator, tensors: list[Any], extras: dict[str, Any], backend: Backend) -> None:
         fn, names = select(extras)

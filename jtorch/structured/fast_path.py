@@ -43,6 +43,7 @@ Runner = Callable[[Tensor, Sequence[Tensor], _dt.dtype, Sequence[Any], int], Non
 MakeRunner = Callable[[ScalarFn, Pattern, int], Runner]
 Select = Callable[[Extras], tuple[ScalarFn, tuple[str, ...]]]
 Check = Callable[[_dt.dtype, Extras], None]
+DeviceCheck = Callable[[_dt.dtype, Extras, str], None]  # a kernel's dtype dispatch: (dtype, extras, device type)
 # prepare(tensors, extras, mode, provided) -> the tensors the iterator is built on
 Prepare = Callable[[list[Any], Extras, int, "Tensor | None"], list[Any]]
 ConfigOf = Callable[[Extras], TensorIteratorConfig]
@@ -103,6 +104,8 @@ def _computes_in(config: TensorIteratorConfig, tensors: Sequence[Tensor], dt: _d
     """TensorIterator's compute_types gives these inputs the common dtype `dt`, computes in it, and
     raises nothing (check_all_same_dtype)."""
     common = compute_common_dtype(config, tensors)
+    if common in _dt.bits_dtypes or dt in _dt.bits_dtypes:  # refused, by the full build's checks
+        return False
     if config.check_all_same_dtype and not config.promote_inputs_to_common_dtype:
         if any(t.dtype is not common for t in tensors):
             return False
@@ -123,7 +126,7 @@ class ElementwiseFastPath:
 
     def __init__(self, device_type: str, make_runner: MakeRunner, bind: Callable[..., tuple[list[Any], Extras]],
                  config_of: ConfigOf, select: Select, check: Check | None, prepare: Prepare | None,
-                 dispatch_check: Check | None, lead: int | None, defaults: Extras | None) -> None:
+                 dispatch_check: DeviceCheck | None, lead: int | None, defaults: Extras | None) -> None:
         self.device_type = device_type
         self.bind = bind  # the family's argument binder
         self.make_runner = make_runner
@@ -213,7 +216,7 @@ class ElementwiseFastPath:
         if self.check is not None:
             self.check(dt, extras)
         if self.dispatch_check is not None:
-            self.dispatch_check(dt, extras)
+            self.dispatch_check(dt, extras, self.device_type)
         fn, names = self.select(extras)
         r = self.runners.get((fn, pattern))
         if r is None:

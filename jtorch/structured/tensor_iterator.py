@@ -301,7 +301,10 @@ class TensorIterator(MetaBase):
                     )
         common = promote_integer_to_float(config, common)
         self.common_dtype = common
-        if promote and device.type != "meta":  # the inputs TensorIterator casts to the common dtype
+        if device.type == "meta":
+            if not config.is_reduction and any(t is not None and t.dtype in _dt.bits_dtypes for t in inputs):
+                raise ValueError("Invalid dtype!")  # the meta kernels' dtype table has no bits type
+        elif promote:  # the inputs TensorIterator casts to the common dtype
             _refuse_bits_casts(inputs, common)
         out_dtype = config.static_dtype or common
         for o in ops[:nout]:

@@ -63,12 +63,16 @@ class CPUBackend(Backend):
         from .loops import ArrayOperand, launch
 
         operands = []
+        bits = it.compute_dtype.numpy.kind == "V"  # where moves the bits type's bytes: read them as uint8
         for o in it.operands:
             if o.scalar is not None:
                 operands.append(o.scalar)
             else:
                 t = o.tensor
-                operands.append(ArrayOperand(t._storage.data, t._offset, tuple(o.strides)))
+                data = t._storage.data
+                if bits and data.dtype.kind == "V":
+                    data = data.view("u1")
+                operands.append(ArrayOperand(data, t._offset, tuple(o.strides)))
         launch(scalar_fn, it.shape, operands, extras)
 
     def elementwise_contiguous(self, scalar_fn: Callable, pattern: tuple, nextra: int) -> Callable:
