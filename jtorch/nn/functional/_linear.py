@@ -61,13 +61,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         elif padding_idx < 0:
             assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
             padding_idx = weight.size(0) + padding_idx
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported by jtorch")
     if input.dtype not in (jtorch.int64, jtorch.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if max_norm is not None:
-        _embedding_renorm_(weight, input.reshape(-1), max_norm, norm_type)
+        _embedding_renorm_(weight, input.contiguous().reshape(-1), max_norm, norm_type)
     # torch.embedding: one EmbeddingBackward0 node; the padding row receives no gradient
     return jtorch.embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
 
