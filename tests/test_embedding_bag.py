@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _torch_oracle import oracle_torch
 
 import jtorch
 import jtorch.nn.functional as JF
-from _torch_oracle import oracle_torch
 
 torch = oracle_torch()
 TF = torch.nn.functional
@@ -128,8 +128,8 @@ def test_double_backward_refused_as_torch():
         out = F.embedding_bag(lib.tensor(IDX), weight, lib.tensor(OFFSETS), mode="sum", per_sample_weights=p)
         gw, gp = lib.autograd.grad((out ** 2).sum(), (weight, p), create_graph=True)
         res.append((gw.detach().numpy(), gp.detach().numpy(), gw.grad_fn.name(), gp.grad_fn.name(),
-                    _errors(lambda: lib.autograd.grad(gw.sum(), p, retain_graph=True)),
-                    _errors(lambda: lib.autograd.grad(gp.sum(), weight))))
+                    _errors(lambda lib=lib, gw=gw, p=p: lib.autograd.grad(gw.sum(), p, retain_graph=True)),
+                    _errors(lambda lib=lib, gp=gp, weight=weight: lib.autograd.grad(gp.sum(), weight))))
     np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-5, atol=1e-6)
     assert res[0][2:] == res[1][2:]

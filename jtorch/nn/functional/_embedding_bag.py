@@ -29,8 +29,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
     if input.dim() == 2:
         if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed "
-                             f"length sequences. However, found offsets of type {type(offsets)}")
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
         # fixed-length bags: one offset per row
         offsets = jtorch.arange(0, input.numel(), input.size(1), dtype=input.dtype, device=input.device)
         include_last_offset = False
