@@ -164,7 +164,8 @@ def _call(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: 
 
 @composite_implicit_autograd("embedding_bag(Tensor weight, Tensor indices, Tensor offsets, "
                              "bool scale_grad_by_freq=False, int mode=0, bool sparse=False, "
-                             "Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)")
+                             "Tensor? per_sample_weights=None, bool include_last_offset=False) "
+                             "-> (Tensor, Tensor, Tensor, Tensor)")
 def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False, mode: int = 0,
                   sparse: bool = False, per_sample_weights: Tensor | None = None, include_last_offset: bool = False
                   ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
