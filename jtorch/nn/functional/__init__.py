@@ -4,6 +4,7 @@ from ._conv import *
 from ._ctc import *
 from ._dropout_variants import *
 from ._embedding_bag import *
+from ._gumbel_lrn import *
 from ._linear import *
 from ._loss import *
 from ._loss_more import *
