@@ -6,10 +6,10 @@ import warnings
 
 import numpy as np
 import pytest
+from _torch_oracle import oracle_torch
 
 import jtorch
 import jtorch.nn.functional as JF
-from _torch_oracle import oracle_torch
 
 torch = oracle_torch()
 TF = torch.nn.functional
