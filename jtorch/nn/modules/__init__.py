@@ -5,6 +5,7 @@ from .conv import *
 from .distance import *
 from .dropout import *
 from .flatten import *
+from .lazy import *
 from .linear import *
 from .local_response_norm import *
 from .loss import *
