@@ -9,4 +9,5 @@ from ._linear import *
 from ._loss import *
 from ._loss_more import *
 from ._loss_pairs import *
+from ._margin_losses import *
 from ._norm import *
