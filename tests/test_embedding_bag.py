@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from _torch_oracle import oracle_torch
 
 import jtorch
@@ -244,3 +246,46 @@ def test_embedding_sparse_forward_matches_and_backward_refuses():
     np.testing.assert_array_equal(out.detach().numpy(), m.weight.detach().numpy()[[0, 3]])
     with pytest.raises(NotImplementedError, match="sparse"):
         out.sum().backward()
+
+
+# ---- against a NumPy reference over shapes and options ---------------------------------------------------
+def _reference(w: np.ndarray, idx: list, offsets: list, mode: str, padding_idx, r: np.ndarray):
+    """(output, gradient of sum(output * r) to the weight) by the definition: each bag's rows, padding left
+    out, summed, averaged or maximised (the first maximum takes the gradient); empty bags give zeros."""
+    out, grad = np.zeros((len(offsets), w.shape[1])), np.zeros_like(w)
+    ends = offsets[1:] + [len(idx)]
+    for b, (lo, hi) in enumerate(zip(offsets, ends)):
+        members = [i for i in idx[lo:hi] if i != padding_idx]
+        if not members:
+            continue
+        rows = w[members]
+        if mode == "max":
+            first = rows.argmax(0)
+            out[b] = rows.max(0)
+            for d, k in enumerate(first):
+                grad[members[k], d] += r[b, d]
+            continue
+        scale = 1.0 / len(members) if mode == "mean" else 1.0
+        out[b] = rows.sum(0) * scale
+        for i in members:
+            grad[i] += r[b] * scale
+    return out, grad
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_embedding_bag_matches_numpy(data):
+    rows, dim, n = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 3)), data.draw(st.integers(0, 8))
+    idx = data.draw(st.lists(st.integers(0, rows - 1), min_size=n, max_size=n))
+    offsets = [0] + sorted(data.draw(st.lists(st.integers(0, n), max_size=4)))
+    mode = data.draw(st.sampled_from(["sum", "mean", "max"]))
+    padding_idx = data.draw(st.none() | st.integers(0, rows - 1))
+    rng = np.random.default_rng(rows * 100 + n)
+    w, r = rng.standard_normal((rows, dim)), rng.standard_normal((len(offsets), dim))
+    weight = jtorch.tensor(w, requires_grad=True)
+    out = JF.embedding_bag(jtorch.tensor(idx, dtype=jtorch.int64), weight, jtorch.tensor(offsets), mode=mode,
+                           padding_idx=padding_idx)
+    (out * jtorch.tensor(r)).sum().backward()
+    want_out, want_grad = _reference(w, idx, offsets, mode, padding_idx, r)
+    np.testing.assert_allclose(out.detach().numpy(), want_out, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(weight.grad.numpy(), want_grad, rtol=1e-12, atol=1e-12)
