@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _torch_oracle import oracle_torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from _torch_oracle import oracle_torch
 
 import jtorch
 import jtorch.nn.functional as JF
