@@ -289,3 +289,19 @@ def test_embedding_bag_matches_numpy(data):
     want_out, want_grad = _reference(w, idx, offsets, mode, padding_idx, r)
     np.testing.assert_allclose(out.detach().numpy(), want_out, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(weight.grad.numpy(), want_grad, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_half_precision_weights(dtype, mode):
+    w = _weight(seed=11)
+    res = []
+    for lib, F in ((jtorch, JF), (torch, TF)):
+        weight = lib.tensor(w).to(getattr(lib, dtype)).requires_grad_()
+        out = F.embedding_bag(lib.tensor(IDX), weight, lib.tensor(OFFSETS), mode=mode)
+        out.float().sum().backward()
+        res.append((str(out.dtype).replace("jtorch", "torch"), out.detach().float().numpy(),
+                    weight.grad.float().numpy()))
+    assert res[0][0] == res[1][0]
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-2, atol=1e-2)
