@@ -183,7 +183,7 @@ def embedding_bag_padding_idx(weight: Tensor, indices: Tensor, offsets: Tensor, 
                  padding_idx)
 
 
-# ---- the backward functions (EmbeddingBag.cpp's _embedding_bag_backward and friends) ------------------
+# ---- the backward functions (EmbeddingBag.cpp's _embedding_bag_backward and friends; no torch.* binding) --
 def _sparse_refusal() -> RuntimeError:
     # jtorch has no sparse layout: the refusal torch gives for a backend that lacks the sparse kernels
     return NotImplementedError("Could not run 'aten::_embedding_bag_sparse_backward' with arguments from the "
@@ -198,7 +198,7 @@ def _bag_of(indices: Tensor, offsets: Tensor, offset2bag: Tensor) -> Tensor:
 
 @composite_explicit_autograd("_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, "
                              "Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, "
-                             "int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor")
+                             "int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor", "")
 def embedding_bag_backward(grad: Tensor, indices: Tensor, offsets: Tensor, offset2bag: Tensor, bag_size: Tensor,
                            maximum_indices: Tensor, num_weights: int, scale_grad_by_freq: bool, mode: int,
                            sparse: bool, per_sample_weights: Tensor | None, padding_idx: int = -1) -> Tensor:
@@ -225,7 +225,7 @@ def embedding_bag_backward(grad: Tensor, indices: Tensor, offsets: Tensor, offse
 
 
 @composite_explicit_autograd("_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, "
-                             "Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor")
+                             "Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor", "")
 def embedding_bag_per_sample_weights_backward(grad: Tensor, weight: Tensor, indices: Tensor, offsets: Tensor,
                                               offset2bag: Tensor, mode: int, padding_idx: int = -1) -> Tensor:
     if mode != 0:

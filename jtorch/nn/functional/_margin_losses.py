@@ -12,6 +12,7 @@ import jtorch
 from ...scalar import SCALAR_TYPE_NAME
 from ...tensor import Tensor
 from .._reduction import get_reduction
+from ._linear import pairwise_distance
 
 __all__ = ["multi_margin_loss", "multilabel_margin_loss", "triplet_margin_with_distance_loss"]
 
@@ -104,7 +105,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
         raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
     if distance_function is None:
-        distance_function = jtorch.pairwise_distance
+        distance_function = pairwise_distance  # torch.pairwise_distance's body
     dist_pos = distance_function(anchor, positive)
     dist_neg = distance_function(anchor, negative)
     if swap:  # the positive example as the anchor when it is nearer the negative one
