@@ -210,3 +210,31 @@ def test_cross_map_lrn2d_size_one_backward_fails_as_torch():
         y = lib.nn.CrossMapLRN2d(1)(lib.ones(1, 2, 2, 2, requires_grad=True))
         res.append((y.detach().numpy().tolist(), _errors(lambda y=y: y.sum().backward())))
     assert res[0] == res[1]
+
+
+# ---- meta tensors: shapes and dtypes only, as torch's meta kernels give them ------------------------------
+_META = {
+    "lrn": lambda T, F, m: F.local_response_norm(m(2, 3, 4, 5), 3),
+    "cross map lrn": lambda T, F, m: T.nn.CrossMapLRN2d(3)(m(1, 3, 2, 2)),
+    "cosine": lambda T, F, m: F.cosine_similarity(m(3, 4), m(1, 4)),
+    "pairwise": lambda T, F, m: F.pairwise_distance(m(3, 4), m(3, 4), keepdim=True),
+    "normalize": lambda T, F, m: F.normalize(m(3, 4), dim=0),
+    "embedding max_norm": lambda T, F, m: F.embedding(T.empty(2, 3, dtype=T.int64, device="meta"), m(5, 4),
+                                                     max_norm=1.0),
+    "embedding_bag": lambda T, F, m: F.embedding_bag(T.empty(2, 3, dtype=T.int64, device="meta"), m(5, 4),
+                                                     mode="max"),
+    "multi margin": lambda T, F, m: F.multi_margin_loss(m(3, 4), T.empty(3, dtype=T.int64, device="meta"),
+                                                        reduction="none"),
+    "glu": lambda T, F, m: F.glu(m(2, 6), 1),
+    "dropout2d": lambda T, F, m: F.dropout2d(m(2, 3, 4, 4), 0.5, True),
+    "lazy linear": lambda T, F, m: T.nn.LazyLinear(3, device="meta")(m(2, 5)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_META))
+def test_meta_shapes_match_torch(case):
+    got = []
+    for lib, F in ((jtorch, JF), (torch, TF)):
+        out = _META[case](lib, F, lambda *s, lib=lib: lib.empty(*s, device="meta"))
+        got.append((tuple(out.shape), str(out.dtype).replace("jtorch", "torch"), str(out.device)))
+    assert got[0] == got[1]

@@ -72,6 +72,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
 
 def _embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> None:
     """torch.embedding_renorm_: rows looked up whose norm exceeds max_norm are scaled down, in place."""
+    if weight.device.type == "meta":  # nothing to scale (torch's meta kernel returns the weight as it is)
+        return
     with jtorch.no_grad():
         rows = jtorch.unique(indices)
         sel = weight.index_select(0, rows)
