@@ -305,3 +305,12 @@ def test_half_precision_weights(dtype, mode):
     assert res[0][0] == res[1][0]
     np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-2, atol=1e-2)
     np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-2, atol=1e-2)
+
+
+def test_embedding_bag_sparse_forward_matches_and_backward_refuses():
+    m = jtorch.nn.EmbeddingBag(4, 3, mode="sum", sparse=True)
+    out = m(jtorch.tensor([0, 3, 3]), jtorch.tensor([0, 1]))
+    w = m.weight.detach().numpy()
+    np.testing.assert_allclose(out.detach().numpy(), [w[0], w[3] * 2], rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        out.sum().backward()

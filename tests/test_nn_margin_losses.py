@@ -120,3 +120,15 @@ _ERRORS = {
 def test_errors_match_torch(case):
     fn = _ERRORS[case]
     assert _errors(lambda: fn(jtorch, JF)) == _errors(lambda: fn(torch, TF))
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("TripletMarginWithDistanceLoss", (), {"swap": True}), ("TripletMarginLoss", (0.5, 1.0), {}),
+    ("MultiMarginLoss", (2, 0.5), {"reduction": "sum"}), ("MultiLabelMarginLoss", (), {}),
+    ("CosineEmbeddingLoss", (0.1,), {}), ("CosineSimilarity", (0,), {}), ("PairwiseDistance", (1.0,), {}),
+])
+def test_module_repr_and_state(name, args, kwargs):
+    jm, tm = getattr(jtorch.nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
+    assert repr(jm) == repr(tm)
+    assert list(jm.state_dict()) == list(tm.state_dict())
+    assert [n for n, _ in jm.named_modules()] == [n for n, _ in tm.named_modules()]
