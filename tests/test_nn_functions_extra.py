@@ -14,11 +14,9 @@ from _torch_oracle import oracle_torch
 
 torch = oracle_torch()
 TF = torch.nn.functional
-RNG = np.random.default_rng(24)
-
-
-def _f(*shape: int, dtype=np.float32) -> np.ndarray:
-    return RNG.standard_normal(shape).astype(dtype)
+def _f(*shape: int, seed: int = 0, dtype=np.float32) -> np.ndarray:
+    """Normal values fixed by the shape and seed (not by which tests ran before: recordings replay alone)."""
+    return np.random.default_rng((seed, *shape)).standard_normal(shape).astype(dtype)
 
 
 def _errors(fn):
@@ -107,21 +105,21 @@ def test_normalize(p, dim):
 
 @pytest.mark.parametrize("dim", [1, -1, 0])
 def test_cosine_similarity_and_module(dim):
-    a, b = _f(3, 4), _f(3, 4)
+    a, b = _f(3, 4), _f(3, 4, seed=1)
     b[0] = 0.0
     _same(lambda x, y: JF.cosine_similarity(x, y, dim), lambda x, y: TF.cosine_similarity(x, y, dim), a, b)
     _same(jtorch.nn.CosineSimilarity(dim, 1e-6), torch.nn.CosineSimilarity(dim, 1e-6), a, b)
     _same(lambda x, y: JF.cosine_similarity(x, y, dim), lambda x, y: TF.cosine_similarity(x, y, dim), a,
-          _f(1, 4) if dim != 0 else _f(3, 1))  # broadcasting
+          _f(1, 4, seed=2) if dim != 0 else _f(3, 1, seed=2))  # broadcasting
 
 
 @pytest.mark.parametrize("p,keepdim", [(2.0, False), (1.0, True), (3.0, False), (float("inf"), False), (0.0, True)])
 def test_pairwise_distance_and_module(p, keepdim):
-    a, b = _f(4, 5), _f(4, 5)
+    a, b = _f(4, 5), _f(4, 5, seed=1)
     _same(lambda x, y: JF.pairwise_distance(x, y, p, 1e-6, keepdim),
           lambda x, y: TF.pairwise_distance(x, y, p, 1e-6, keepdim), a, b)
     _same(jtorch.nn.PairwiseDistance(p, 1e-3, keepdim), torch.nn.PairwiseDistance(p, 1e-3, keepdim), a, b)
-    _same(lambda x, y: JF.pairwise_distance(x, y, p), lambda x, y: TF.pairwise_distance(x, y, p), _f(5), _f(5))
+    _same(lambda x, y: JF.pairwise_distance(x, y, p), lambda x, y: TF.pairwise_distance(x, y, p), _f(5), _f(5, seed=1))
 
 
 @settings(max_examples=25, deadline=None)
@@ -147,7 +145,7 @@ def test_gumbel_softmax_soft_sample_is_a_distribution():
 
 def test_gumbel_softmax_hard_is_one_hot_with_the_soft_gradient():
     x = _f(6, 3)
-    r = jtorch.tensor(_f(6, 3))
+    r = jtorch.tensor(_f(6, 3, seed=1))
     grads = []
     for hard in (True, False):
         jtorch.manual_seed(5)

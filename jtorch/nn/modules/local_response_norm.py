@@ -1,11 +1,11 @@
 """LocalResponseNorm and the legacy CrossMapLRN2d (torch/nn/modules/normalization.py): each element divided
 by (k + alpha * mean of the squares over nearby channels) ** beta. CrossMapLRN2d runs torch's
-autograd Function (jtorch/nn/_functions.py)."""
+autograd Function (jtorch/nn/modules/_functions.py)."""
 from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import functional as F
-from .._functions import CrossMapLRN2d as _cross_map_lrn2d
+from ._functions import CrossMapLRN2d as _cross_map_lrn2d
 from .module import Module
 
 __all__ = ["LocalResponseNorm", "CrossMapLRN2d"]

@@ -1,4 +1,4 @@
-"""torch/nn/_functions.py: CrossMapLRN2d, the legacy cross-channel LRN as an autograd Function with its own
+"""torch/nn/modules/_functions.py: CrossMapLRN2d, the legacy cross-channel LRN as an autograd Function with its own
 window and hand-written backward (its node is CrossMapLRN2dBackward, as torch's)."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 import jtorch
 
-from ..autograd.function import Function
-from ..tensor import Tensor
+from ...autograd.function import Function
+from ...tensor import Tensor
 
 __all__ = ["CrossMapLRN2d"]
 
