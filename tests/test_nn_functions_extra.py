@@ -224,6 +224,7 @@ _META = {
     "multi margin": lambda T, F, m: F.multi_margin_loss(m(3, 4), T.empty(3, dtype=T.int64, device="meta"),
                                                         reduction="none"),
     "glu": lambda T, F, m: F.glu(m(2, 6), 1),
+    "one_hot": lambda T, F, m: F.one_hot(T.empty(3, dtype=T.int64, device="meta"), 4),
     "dropout2d": lambda T, F, m: F.dropout2d(m(2, 3, 4, 4), 0.5, True),
     "lazy linear": lambda T, F, m: T.nn.LazyLinear(3, device="meta")(m(2, 5)),
 }
