@@ -29,7 +29,16 @@ ENTRIES = [
       node_name="DiagonalBackward0_copy"),
     D("diagonal_scatter", self="grad.diagonal_scatter(grad.new_zeros(src.shape), offset, dim1, dim2)",
       src="grad.diagonal(offset, dim1, dim2)"),
-    D("embedding", weight="embedding_backward(grad, indices, weight.shape[0], padding_idx, scale_grad_by_freq)"),
+    D("embedding", weight="embedding_backward(grad, indices, weight.shape[0], padding_idx, scale_grad_by_freq, "
+                                  "sparse)"),
+    D("_embedding_bag", weight="aten._embedding_bag_backward.default(grad, indices, offsets, result1, result2, "
+                               "result3, weight.shape[0], scale_grad_by_freq, mode, sparse, per_sample_weights, "
+                               "padding_idx)",
+      per_sample_weights="aten._embedding_bag_per_sample_weights_backward.default(grad, weight, indices, offsets, "
+                         "result1, mode, padding_idx)",
+      output_differentiability=[True, False, False, False]),
+    D("_embedding_bag_backward", grad="not_implemented('_embedding_bag_backward')",
+      per_sample_weights="not_implemented('_embedding_bag_backward')"),
     D("expand", self="sum_to(grad, self.shape)"),
     D("gather", self="gather_backward(grad, self.shape, dim, index)"),
     D("index.Tensor", self="index_backward(grad, self.shape, indices)"),

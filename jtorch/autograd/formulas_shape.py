@@ -114,9 +114,13 @@ def block_diag_backward(grad: Any, shapes: Sequence[tuple], dtypes: Sequence[Any
     return out
 
 
-def embedding_backward(grad: Any, indices: Any, num_weights: int, padding_idx: int, scale_grad_by_freq: bool) -> Any:
+def embedding_backward(grad: Any, indices: Any, num_weights: int, padding_idx: int, scale_grad_by_freq: bool,
+                       sparse: bool = False) -> Any:
     """embedding_dense_backward: each looked-up row's gradient summed into its weight row; the
     padding row gets none; scale_grad_by_freq divides by how often each row was looked up."""
+    if sparse:  # jtorch has no sparse layout for embedding_sparse_backward's result
+        raise NotImplementedError("Could not run 'aten::embedding_sparse_backward' with arguments from the "
+                                  "'SparseCPU' backend. jtorch has no sparse tensors: use sparse=False.")
     idx = indices.reshape(-1)
     g = grad.reshape(idx.numel(), grad.shape[-1]) if idx.numel() else grad.reshape(0, grad.shape[-1])
     if padding_idx >= 0:

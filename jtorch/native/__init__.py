@@ -13,6 +13,7 @@ from . import (
     copy,
     covariance,
     einsum,
+    embedding_bag,
     factories,
     fused_optim,
     gradient,

@@ -6,4 +6,4 @@ kernels of their own, declared in jtorch/native/.
 """
 from . import functional, init, utils
 from .modules import *
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter

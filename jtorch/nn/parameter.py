@@ -1,4 +1,5 @@
-"""`Parameter` and `Buffer` (torch/nn/parameter.py): tensors that a Module registers by assignment."""
+"""`Parameter` and `Buffer` (torch/nn/parameter.py): tensors that a Module registers by assignment; the
+uninitialized forms that the Lazy modules hold until their first forward."""
 from __future__ import annotations
 
 from collections import OrderedDict
@@ -6,7 +7,7 @@ from typing import Any, SupportsIndex, TypeVar
 
 from ..tensor import Tensor
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 _T = TypeVar("_T", bound=Tensor)
@@ -82,3 +83,92 @@ class Buffer(metaclass=_BufferMeta):
         t._is_buffer = True  # type: ignore[attr-defined]  # a mark in the tensor's __dict__
         t.persistent = persistent  # type: ignore[attr-defined]  # as above
         return t
+
+
+# ---- uninitialized parameters and buffers (the Lazy modules' placeholders) ------------------------------
+# the Tensor methods an uninitialized tensor still answers (torch's _allowed_methods); every other method
+# raises, as torch's __torch_function__ does
+_ALLOWED_METHODS = frozenset({"size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "char",
+                              "short", "int", "long", "cuda", "cpu", "to", "get_device", "materialize",
+                              "share_memory_", "requires_grad_"})
+
+
+class UninitializedTensorMixin:
+    cls_to_become: Any = None
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give the tensor memory of `shape` (uninitialised) and make it its initialised class."""
+        import jtorch
+
+        me: Any = self  # a Tensor (the mixin precedes Parameter or Tensor in the bases)
+        data = me.data
+        me.data = jtorch.empty(shape, device=data.device if device is None else device,
+                               dtype=data.dtype if dtype is None else dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self) -> Any:
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually happens "
+                           "in `load_state_dict` when trying to load an uninitialized parameter into an initialized "
+                           "one. Call `forward` to initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self) -> Any:
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize "
+                           "the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self) -> str:
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto: SupportsIndex) -> tuple[Any, ...]:
+        return (self.__class__, (self.requires_grad,))  # type: ignore[attr-defined]  # a Tensor's
+
+    def __getattribute__(self, name: str) -> Any:
+        if name[0] != "_" and name not in _ALLOWED_METHODS:
+            static = getattr(Tensor, name, None)  # the class attribute (made on first use for bindings)
+            if static is not None and not isinstance(static, property) and callable(static):
+                raise ValueError(f"Attempted to use an uninitialized parameter in <method '{name}' of "
+                                 "'torch._C.TensorBase' objects>. This error happens when you are using a "
+                                 "`LazyModule` or explicitly manipulating `torch.nn.parameter."
+                                 f"{type(self).__name__}` objects. When using LazyModules Call `forward` with a "
+                                 "dummy batch to initialize the parameters before calling torch functions")
+        return object.__getattribute__(self, name)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> UninitializedParameter:
+        import jtorch
+
+        return _make_subclass(cls, jtorch.empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        pass  # everything happens in __new__
+
+    def __deepcopy__(self, memo: dict) -> UninitializedParameter:
+        if id(self) in memo:
+            return memo[id(self)]
+        data = self.data
+        result = type(self)(self.requires_grad, data.device, data.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device: Any = None, dtype: Any = None,
+                persistent: bool = True) -> UninitializedBuffer:
+        import jtorch
+
+        ret = _make_subclass(cls, jtorch.empty(0, device=device, dtype=dtype), requires_grad)
+        ret.persistent = persistent  # type: ignore[attr-defined]  # torch's marks, in the tensor's __dict__
+        ret._is_buffer = True  # type: ignore[attr-defined]  # as above
+        return ret
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether `param` is an uninitialized parameter or buffer."""
+    return isinstance(param, UninitializedTensorMixin)

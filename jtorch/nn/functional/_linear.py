@@ -61,19 +61,19 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         elif padding_idx < 0:
             assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
             padding_idx = weight.size(0) + padding_idx
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported by jtorch")
     if input.dtype not in (jtorch.int64, jtorch.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if max_norm is not None:
-        _embedding_renorm_(weight, input.reshape(-1), max_norm, norm_type)
+        _embedding_renorm_(weight, input.contiguous().reshape(-1), max_norm, norm_type)
     # torch.embedding: one EmbeddingBackward0 node; the padding row receives no gradient
     return jtorch.embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
 
 
 def _embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> None:
     """torch.embedding_renorm_: rows looked up whose norm exceeds max_norm are scaled down, in place."""
+    if weight.device.type == "meta":  # nothing to scale (torch's meta kernel returns the weight as it is)
+        return
     with jtorch.no_grad():
         rows = jtorch.unique(indices)
         sel = weight.index_select(0, rows)
@@ -100,6 +100,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if tensor.numel() == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    elif tensor.device.type == "meta" and num_classes != -1:
+        pass  # no values to check (torch's meta path); without num_classes, min() below refuses as torch's does
     else:
         if int(tensor.min()) < 0:
             raise RuntimeError("Class values must be non-negative.")
