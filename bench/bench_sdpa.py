@@ -19,10 +19,10 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-
 from _common import progress  # noqa: E402
 from _isolated import time_isolated  # noqa: E402
 from bench_autograd import _judged_row  # noqa: E402
