@@ -399,13 +399,11 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
 # What a backend may leave out without its operators' kernels being wrapped: the fast set-ups and
 # device-side ranges (working defaults, or callers that ask `implements` first), lazy initialisation,
 # the host interop only the host (CPU) or one device (CUDA) has, and the kernels torch has on the CPU
-# only (histogramdd: its operators register no other backend's kernel), and the fused attention
-# kernels (scaled_dot_product_attention asks `implements` and otherwise composes). Every other method is an
+# only (histogramdd: its operators register no other backend's kernel). Every other method is an
 # operator capability: left out, the base class's method raises MissingKernel.
 OPTIONAL = frozenset({"parallel_chunks", "lazy_init", "elementwise_contiguous", "reduce_contiguous", "cat", "arange",
                       "linspace", "storage_from_numpy", "numpy_view", "from_cuda_array_interface",
-                      "cuda_array_interface", "to_dlpack", "from_dlpack", "histogramdd",
-                      "attention_forward", "attention_backward"})
+                      "cuda_array_interface", "to_dlpack", "from_dlpack", "histogramdd"})
 REQUIRED = tuple(n for n, v in vars(Backend).items()
                  if callable(v) and not n.startswith("_") and n not in OPTIONAL
                  and n not in ("implements", "missing"))
