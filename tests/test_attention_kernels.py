@@ -140,3 +140,18 @@ def test_shapes_against_numpy(N, L, S, E, Ev, causal, mask_kind, seed):
     rng = np.random.default_rng(seed)
     q, k, v, mask, do = _inputs(rng, np.float64, N, L, S, E, Ev, mask_kind)
     _check(np.float64, q, k, v, mask, causal, 1 / np.sqrt(E), do)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_block_product_loops_match_numpy(dtype):
+    """The kernels' block products without SciPy (Numba's np.dot needs it): plain loops, for the layouts
+    the kernels pass (a row-major block times a transposed one, and a transposed block times a row-major one)."""
+    from jtorch.kernels.cpu.attention import _mm_loops
+
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((7, 5)).astype(dtype), rng.standard_normal((9, 5)).astype(dtype)
+    c = rng.standard_normal((7, 3)).astype(dtype)
+    for x, y in ((a, b.T), (a.T, c), (a, np.ascontiguousarray(b.T))):
+        out = np.full((x.shape[0], y.shape[1]), np.nan, dtype)
+        _mm_loops(x, y, out)
+        np.testing.assert_allclose(out, x @ y, rtol=TOL[dtype][0], atol=TOL[dtype][1])

@@ -7,7 +7,7 @@ with an online softmax, as torch's CPU flash attention (aten/src/ATen/native/cpu
 q (N, L, E), k (N, S, E), v (N, S, Ev) contiguous float32/float64; mask None or an additive float
 tensor expanded to (N, L, S), read through its strides (zero strides are never materialised).
 
-Forward: parallel over (N x query blocks); per key block, `s = q kᵀ` (BLAS through np.dot),
+Forward: parallel over (N x query blocks); per key block, `s = q kᵀ` (BLAS through np.dot: SciPy's),
 `s*scale + mask`, then the online softmax: m' = max(m, rowmax), p = exp(s - m'),
 sum = sum * e^(m-m') + Σp, acc = acc * e^(m-m') + p v. At the end out = acc / sum and
 logsumexp = m + log(sum). Memory: one (block_q, block_k) score block and one (block_q, Ev)
@@ -24,6 +24,7 @@ kernel does (its docstring's math reference gives NaN instead); its gradients ar
 """
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,6 +56,38 @@ def _exp_impl(x):
     if isinstance(x, numba.types.Float) and x.bitwidth == 32:
         return lambda x: fastmath.exp_f32(x)
     return lambda x: math.exp(x)
+
+
+# Block products: SciPy's BLAS through Numba's np.dot where SciPy is installed (Numba's np.dot needs
+# it), else plain loops (i-k-j order: the inner loop runs along a row of b and of out). The choice is
+# made when the kernel compiles.
+_BLAS = importlib.util.find_spec("scipy") is not None
+
+
+@numba.njit(nogil=True, error_model="numpy")
+def _mm_loops(a, b, out):  # pragma: no cover - compiled
+    m, kk = a.shape
+    n = b.shape[1]
+    for i in range(m):
+        for j in range(n):
+            out[i, j] = 0
+        for p in range(kk):
+            x = a[i, p]
+            for j in range(n):
+                out[i, j] += x * b[p, j]
+
+
+def _mm(a, b, out):  # pragma: no cover - replaced by the overload inside compiled code
+    np.dot(a, b, out)
+
+
+@overload(_mm, jit_options={"error_model": "numpy"})
+def _mm_impl(a, b, out):
+    if _BLAS:
+        def blas(a, b, out):
+            np.dot(a, b, out)
+        return blas
+    return lambda a, b, out: _mm_loops(a, b, out)
 
 
 # The row loops are separate so that each vectorizes: a float max or sum is a reduction LLVM
@@ -133,7 +166,7 @@ def _forward(q, k, v, md, mo, ms0, ms1, ms2, has_mask, causal, sc, ninf, out, ls
             j1 = min(kend, j0 + bk)
             w = j1 - j0
             s = sbuf[:m * w].reshape((m, w))
-            np.dot(qi, k[n, j0:j1].T, s)
+            _mm(qi, k[n, j0:j1].T, s)
             for i in range(m):
                 gi = i0 + i
                 jlim = max(0, min(w, gi - j0 + 1)) if causal else w
@@ -150,7 +183,7 @@ def _forward(q, k, v, md, mo, ms0, ms1, ms2, has_mask, causal, sc, ninf, out, ls
                     alpha[i] = a
                     rsum[i] = rsum[i] * a + _exp_sum(row, w, new, zero)
                     rmax[i] = new
-            np.dot(s, v[n, j0:j1], tmp)
+            _mm(s, v[n, j0:j1], tmp)
             for i in range(m):
                 a = alpha[i]
                 for e in range(Ev):
@@ -203,7 +236,7 @@ def _backward(do, q, k, v, md, mo, ms0, ms1, ms2, has_mask, causal, sc, ninf, ou
                 w = j1 - j0
                 p = pbuf[:m * w].reshape((m, w))
                 dp = dpbuf[:m * w].reshape((m, w))
-                np.dot(qi, k[n, j0:j1].T, p)
+                _mm(qi, k[n, j0:j1].T, p)
                 for i in range(m):
                     gi = i0 + i
                     jlim = max(0, min(w, gi - j0 + 1)) if causal else w
@@ -211,21 +244,21 @@ def _backward(do, q, k, v, md, mo, ms0, ms1, ms2, has_mask, causal, sc, ninf, ou
                     _scores(row, w, jlim, sc, has_mask, md, mo + n * ms0 + gi * ms1 + j0 * ms2, ms2, ninf)
                     _exp_sum(row, w, lse[n, gi], zero)
                 tvw = tv[:w]
-                np.dot(p.T, doi, tvw)
+                _mm(p.T, doi, tvw)
                 for j in range(w):
                     for e in range(Ev):
                         gv[n, j0 + j, e] += tvw[j, e]
-                np.dot(doi, v[n, j0:j1].T, dp)
+                _mm(doi, v[n, j0:j1].T, dp)
                 for i in range(m):
                     d = delta[i]
                     for j in range(w):
                         dp[i, j] = p[i, j] * (dp[i, j] - d) * sc
-                np.dot(dp, k[n, j0:j1], tqm)
+                _mm(dp, k[n, j0:j1], tqm)
                 for i in range(m):
                     for e in range(E):
                         gq[n, i0 + i, e] += tqm[i, e]
                 tkw = tk[:w]
-                np.dot(dp.T, qi, tkw)
+                _mm(dp.T, qi, tkw)
                 for j in range(w):
                     for e in range(E):
                         gk[n, j0 + j, e] += tkw[j, e]
