@@ -276,7 +276,7 @@ def _probe() -> None:
     try:
         import ctypes
 
-        import scipy.linalg.cython_blas  # noqa: F401  (loads the library Numba's np.dot uses)
+        importlib.import_module("scipy.linalg.cython_blas")  # loads the library Numba's np.dot uses
 
         with open("/proc/self/maps") as f:
             paths = sorted({ln.split()[-1] for ln in f if "scipy.libs" in ln and "openblas" in ln.lower()})
