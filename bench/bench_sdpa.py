@@ -9,8 +9,9 @@ Rows and targets (batch 8, 8 heads, L = S = 512, E = 64, float32; causal and not
     it exists (a SKIP row with the reason otherwise): <= 1.25x torch;
   * `sdpa peak memory L=S=4096`: batch 1, 8 heads, E=64, float32, forward and forward+backward: the peak
     resident memory a call adds, read in a fresh process per library (Linux: VmHWM of /proc/self/status,
-    reset through /proc/self/clear_refs before the call, minus VmRSS then; a warm-up call at a small size
-    loads the kernels first). Outputs and gradients count. Target: <= 2x torch's.
+    reset through /proc/self/clear_refs before the call, minus VmRSS then, after glibc's malloc_trim so
+    that freed heap pages are not silently reused; a warm-up call at a small size loads the kernels
+    first). Outputs and gradients count. Target: <= 2x torch's.
 ``python bench/bench_sdpa.py`` prints the table for this module alone.
 """
 from __future__ import annotations
@@ -110,11 +111,17 @@ def _status(field: str) -> int:
 def _peak_worker(lib: str, path: str, backward: bool, shape: list[int]) -> None:
     """Prints the peak resident bytes one call adds (the kernels are loaded by a small call first)."""
     B, H, L, E = shape
-    sdpa_case(lib, path, backward, False, [1, 1, 64, E], check=False)()  # load / compile the kernels
+    # load / compile the kernels, on several heads so that every thread has run a block product
+    sdpa_case(lib, path, backward, False, [1, 4, 128, E], check=False)()
     step = sdpa_case(lib, path, backward, False, shape, check=False)
+    import ctypes
     import gc
 
     gc.collect()
+    try:  # freed heap memory back to the system: its reuse would hide what the call allocates
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
     with open("/proc/self/clear_refs", "w") as f:  # resets VmHWM to the current RSS
         f.write("5")
     before = _status("VmRSS")
