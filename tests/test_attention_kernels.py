@@ -155,3 +155,10 @@ def test_block_product_loops_match_numpy(dtype):
         out = np.full((x.shape[0], y.shape[1]), np.nan, dtype)
         _mm_loops(x, y, out)
         np.testing.assert_allclose(out, x @ y, rtol=TOL[dtype][0], atol=TOL[dtype][1])
+
+
+def test_other_dtypes_are_refused():
+    """float16/bfloat16 are the caller's to compute in float32 (as torch's opmath); the kernel says so."""
+    x = jtorch.ones(1, 2, 2, dtype=jtorch.float16)
+    with pytest.raises(TypeError, match="attention kernels take float32 or float64, got float16"):
+        CPU.attention_forward(x, x, x, None, False, 1.0, jtorch.empty_like(x), jtorch.empty(1, 2))

@@ -321,9 +321,15 @@ def _mask_args(mask: Any, dtype: np.dtype) -> tuple[Any, int, int, int, int, boo
     return mask._storage.data, mask._offset, st[0], st[1], st[2], True
 
 
+def _check_dtype(a: np.ndarray) -> None:
+    if a.dtype not in (np.float32, np.float64):  # the caller computes other dtypes in float32
+        raise TypeError(f"attention kernels take float32 or float64, got {a.dtype}")
+
+
 def attention_forward(q: Any, k: Any, v: Any, mask: Any, is_causal: bool, scale: float, out: Any,
                       logsumexp: Any) -> None:
     Q, K, V = numpy_view(q), numpy_view(k), numpy_view(v)
+    _check_dtype(Q)
     OUT, LSE = numpy_view(out), numpy_view(logsumexp)
     N, L, _ = Q.shape
     S = K.shape[1]
@@ -343,6 +349,7 @@ def attention_forward(q: Any, k: Any, v: Any, mask: Any, is_causal: bool, scale:
 def attention_backward(grad_out: Any, q: Any, k: Any, v: Any, mask: Any, is_causal: bool, scale: float,
                        out: Any, logsumexp: Any, grad_q: Any, grad_k: Any, grad_v: Any) -> None:
     Q, K, V = numpy_view(q), numpy_view(k), numpy_view(v)
+    _check_dtype(Q)
     GQ, GK, GV = numpy_view(grad_q), numpy_view(grad_k), numpy_view(grad_v)
     N, L, _ = Q.shape
     S = K.shape[1]
