@@ -3,6 +3,7 @@ online-softmax results against softmax(q kᵀ * scale + mask) v in float64 NumPy
 gradients, and the fully masked rows against torch's CPU flash attention."""
 from __future__ import annotations
 
+import os
 import zlib
 
 import numpy as np
@@ -162,3 +163,32 @@ def test_other_dtypes_are_refused():
     x = jtorch.ones(1, 2, 2, dtype=jtorch.float16)
     with pytest.raises(TypeError, match="attention kernels take float32 or float64, got float16"):
         CPU.attention_forward(x, x, x, None, False, 1.0, jtorch.empty_like(x), jtorch.empty(1, 2))
+
+
+def _status_bytes(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise OSError(field)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="needs Linux's /proc/self/clear_refs")
+def test_memory_stays_linear_in_the_sequence_length():
+    """L = S = 6000: one (L, S) float32 score matrix would be 144 MB; forward and backward together add
+    far less at their peak (blocks of at most 256 x 512 per task), read as the resident-set peak."""
+    rng = np.random.default_rng(11)
+    L, E = 6000, 4
+    q, k, v, _, do = _inputs(rng, np.float32, 1, L, L, E, E, None)
+    small = [x[:, :64] for x in (q, k, v, do)]
+    _run(np.float32, *small[:3], None, True, 0.5, small[3])  # kernels loaded, every thread's BLAS warm
+    try:
+        with open("/proc/self/clear_refs", "w") as f:  # resets VmHWM to the current resident size
+            f.write("5")
+    except OSError:
+        pytest.skip("cannot reset the resident-set peak here")
+    before = _status_bytes("VmRSS")
+    out, lse, grads = _run(np.float32, q, k, v, None, True, 0.5, do)
+    added = _status_bytes("VmHWM") - before
+    assert added < 40 * 2**20, added
+    assert np.isfinite(out).all() and np.isfinite(grads[1]).all()
