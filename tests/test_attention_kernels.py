@@ -192,3 +192,20 @@ def test_memory_stays_linear_in_the_sequence_length():
     added = _status_bytes("VmHWM") - before
     assert added < 40 * 2**20, added
     assert np.isfinite(out).all() and np.isfinite(grads[1]).all()
+
+
+def test_nan_scores_match_torchs_flash_kernel():
+    """A NaN in a query row makes that row's every score NaN: torch's flash kernel then gives 0 (its max
+    skips NaN, as for a fully masked row); a NaN in one key makes the other rows NaN."""
+    torch = oracle_torch()
+    rng = np.random.default_rng(13)
+    q, k, v, _, do = _inputs(rng, np.float32, 1, 3, 5, 4, 4, None)
+    q[0, 1, 2] = np.nan
+    k_nan = k.copy()
+    k_nan[0, 3, 1] = np.nan
+    for keys in (k, k_nan):
+        out, lse, _ = _run(np.float32, q, keys, v, None, False, 0.5, do)
+        t_out, t_lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+            *(torch.tensor(x[None]) for x in (q, keys, v)), scale=0.5)[:2]
+        np.testing.assert_allclose(out, t_out.numpy()[0], rtol=1e-5, atol=1e-6, equal_nan=True)
+        np.testing.assert_allclose(lse, t_lse.numpy()[0], rtol=1e-5, atol=1e-6, equal_nan=True)
