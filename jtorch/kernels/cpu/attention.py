@@ -121,16 +121,19 @@ def _scores(row, w, jlim, sc, has_mask, md, mo, ms2, ninf):  # pragma: no cover 
     for j in range(jlim, w):
         row[j] = ninf
     m = _rowmax(row, jlim, ninf)
-    return m if m == m else _rowmax_nan(row, jlim, ninf)
+    return m if m == m else _rowmax_ieee(row, jlim, ninf)
 
 
 @numba.njit(nogil=True, error_model="numpy")
-def _rowmax_nan(row, n, init):  # pragma: no cover - compiled
-    """The max in IEEE order (a NaN score makes the row NaN, as in torch)."""
+def _rowmax_ieee(row, n, init):  # pragma: no cover - compiled
+    """The max skipping NaN scores, as torch's kernel takes it (the vectorized max may give NaN for a row
+    holding one). A row of NaN scores then counts as fully masked (out 0, as torch); a row with some
+    NaN scores comes out NaN through the exponentials' sum."""
+    m = init
     for j in range(n):
-        if row[j] != row[j]:
-            return row[j]
-    return _rowmax(row, n, init)
+        x = row[j]
+        m = x if x > m else m
+    return m
 
 
 @numba.njit(nogil=True, error_model="numpy", inline="always")
