@@ -77,9 +77,9 @@ def _check(dtype, q, k, v, mask, causal, scale, do):
         np.testing.assert_allclose(g, r, rtol=rtol * 10, atol=atol * 10, err_msg=f"grad_{name}")
 
 
-# (N, L, S, E, Ev): odd sizes, several query blocks (32 below L=192, 64 from 192, 256 from 768) and key
-# blocks (512), S != L, Ev != E, more queries than keys.
-SHAPES = [(3, 37, 45, 8, 5), (2, 200, 600, 16, 16), (1, 800, 530, 8, 12), (2, 70, 20, 4, 4)]
+# (N, L, S, E, Ev): odd sizes, several query blocks (32 below L=192, 64 from 192, 256 from 768 or without
+# a causal mask when there are enough of them) and key blocks (512), S != L, Ev != E, more queries than keys.
+SHAPES = [(3, 37, 45, 8, 5), (2, 200, 600, 16, 16), (6, 300, 530, 8, 8), (1, 800, 530, 8, 12), (2, 70, 20, 4, 4)]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

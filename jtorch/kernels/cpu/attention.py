@@ -324,6 +324,16 @@ def _mask_args(mask: Any, dtype: np.dtype) -> tuple[Any, int, int, int, int, boo
     return mask._storage.data, mask._offset, st[0], st[1], st[2], True
 
 
+def _forward_block_q(N: int, L: int, causal: bool) -> int:
+    """torch's query block, or 256 queries without a causal mask while that leaves two tasks per thread:
+    the (256, E) x (E, 512) product runs faster than four (64, E) ones (244 against 288 ms for the
+    8x8x512x64 forward here). Causal attention keeps torch's blocks: they skip more keys."""
+    b = block_q(L)
+    if not causal and L >= 192 and N * -(-L // 256) >= 2 * numba.get_num_threads():
+        return 256
+    return b
+
+
 def _check_dtype(a: np.ndarray) -> None:
     if a.dtype not in (np.float32, np.float64):  # the caller computes other dtypes in float32
         raise TypeError(f"attention kernels take float32 or float64, got {a.dtype}")
@@ -346,7 +356,8 @@ def attention_forward(q: Any, k: Any, v: Any, mask: Any, is_causal: bool, scale:
     md, mo, m0, m1, m2, has = _mask_args(mask, dt)
     with _one_blas_thread():
         _forward(np.ascontiguousarray(Q), np.ascontiguousarray(K), np.ascontiguousarray(V), md, mo, m0, m1, m2,
-                 has, bool(is_causal), dt.type(scale), dt.type(-np.inf), OUT, LSE, block_q(L), BLOCK_K)
+                 has, bool(is_causal), dt.type(scale), dt.type(-np.inf), OUT, LSE,
+                 _forward_block_q(N, L, bool(is_causal)), BLOCK_K)
 
 
 def attention_backward(grad_out: Any, q: Any, k: Any, v: Any, mask: Any, is_causal: bool, scale: float,
