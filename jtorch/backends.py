@@ -378,6 +378,23 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
                           ignore_index: int, total_weight: Tensor, grad_input: Tensor) -> int | None:
         raise self._missing("nll_loss_backward")
 
+    # ---- attention: contiguous (N, L, E) q, (N, S, E) k, (N, S, Ev) v, float32/float64 ------------------
+    def attention_forward(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, is_causal: bool,
+                          scale: float, out: Tensor, logsumexp: Tensor) -> None:
+        """Scaled dot-product attention without an (L, S) matrix (torch's CPU flash attention):
+        out (N, L, Ev) = softmax(q kᵀ * scale + mask) v and logsumexp (N, L) of the scaled, masked
+        scores (float32 for float32 input). mask: None or an additive float tensor expanded to
+        (N, L, S) (zero strides allowed); is_causal: query i sees keys j <= i (top-left aligned).
+        A fully masked row gives out 0 and logsumexp 0, as torch's flash kernel."""
+        raise self._missing("attention_forward")
+
+    def attention_backward(self, grad_out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None,
+                           is_causal: bool, scale: float, out: Tensor, logsumexp: Tensor, grad_q: Tensor,
+                           grad_k: Tensor, grad_v: Tensor) -> None:
+        """attention_forward's gradients (FlashAttention-2: P recomputed from logsumexp) into
+        grad_q, grad_k, grad_v of q's, k's and v's shapes."""
+        raise self._missing("attention_backward")
+
 
 # What a backend may leave out without its operators' kernels being wrapped: the fast set-ups and
 # device-side ranges (working defaults, or callers that ask `implements` first), lazy initialisation,

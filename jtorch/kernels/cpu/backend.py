@@ -184,6 +184,10 @@ class CPUBackend(Backend):
     nll_loss_forward = _lazy("loss", "nll_loss_forward")
     nll_loss_backward = _lazy("loss", "nll_loss_backward")
 
+    # ---- attention (kernels/cpu/attention.py: blocks with an online softmax) ----
+    attention_forward = _lazy("attention", "attention_forward")
+    attention_backward = _lazy("attention", "attention_backward")
+
 
 def register() -> None:
     register_backend(CPUBackend())

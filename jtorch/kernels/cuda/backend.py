@@ -79,6 +79,9 @@ class CUDABackend(Backend):
     # losses
     nll_loss_forward = _lazy("loss", "nll_loss_forward")
     nll_loss_backward = _lazy("loss", "nll_loss_backward")
+    # attention (one thread per query row / key row; kernels/cuda/attention.py)
+    attention_forward = _lazy("attention", "attention_forward")
+    attention_backward = _lazy("attention", "attention_backward")
 
     def allocate(self, numel: int, dtype: Any, device: Any) -> Any:
         from .storage import CUDAStorage
