@@ -39,6 +39,7 @@ from . import (
     random_sampling,
     range_factories,
     rearrange,
+    recurrent,
     reductions,
     reductions_stats,
     registry,
