@@ -40,6 +40,7 @@ from . import (
     range_factories,
     rearrange,
     recurrent,
+    recurrent_stack,
     reductions,
     reductions_stats,
     registry,
