@@ -143,7 +143,7 @@ class RNNBase(Module):
 
     def check_input(self, input: Tensor, batch_sizes: Tensor | None) -> None:
         w0 = self._flat_weights[0]
-        if input.dtype != w0.dtype and not jtorch.is_autocast_enabled():
+        if input.dtype != w0.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w0.dtype}). "
                              f"Convert input: input.to({w0.dtype}), or convert model: model.to({input.dtype})")
         expected_input_dim = 2 if batch_sizes is not None else 3
