@@ -21,12 +21,13 @@ the writes past the last step.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import dtypes as _dt
 from ..backends import backend
 from ..kernels import scalar_recurrent as S
+from ..scalar import SCALAR_TYPE_NAME
 from ..structured.meta import allocate
 from ..tensor import Tensor
 from .factories import aten
@@ -35,8 +36,9 @@ from .registry import declare
 RNN_RELU, RNN_TANH, LSTM, GRU = 0, 1, 2, 3  # cuDNN's mode numbers, as torch's _cudnn_rnn takes them
 GATES = {RNN_RELU: 1, RNN_TANH: 1, LSTM: 4, GRU: 3}
 
-_CELL = {RNN_TANH: S.rnn_tanh_layer_cell, RNN_RELU: S.rnn_relu_layer_cell, LSTM: S.lstm_layer_cell,
-         GRU: S.gru_layer_cell}
+_CELL: dict[int, Callable[..., Any]] = {RNN_TANH: S.rnn_tanh_layer_cell, RNN_RELU: S.rnn_relu_layer_cell,
+                                       LSTM: S.lstm_layer_cell,
+                                       GRU: S.gru_layer_cell}
 
 _ARGS = ("Tensor input, Tensor weight_ih, Tensor weight_hh, Tensor? bias_ih, Tensor? bias_hh, Tensor? weight_hr, "
          "Tensor hx, Tensor? cx, int mode, bool reverse, int[] batch_sizes")
@@ -95,9 +97,10 @@ def _zero(like: Tensor, rows: int, cols: int) -> Tensor:
 def _check(input: Tensor, weights: Sequence[Tensor | None]) -> None:
     for w in weights:
         if w is not None and w.dtype is not input.dtype:
-            raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found {w.dtype.scalar_name}")
+            raise RuntimeError(f"expected scalar type {SCALAR_TYPE_NAME[input.dtype]} but found "
+                               f"{SCALAR_TYPE_NAME[w.dtype]}")
     if input.dtype not in (_dt.float32, _dt.float64):
-        raise RuntimeError(f"\"rnn\" not implemented for '{input.dtype.scalar_name}'")
+        raise RuntimeError(f"\"rnn\" not implemented for '{SCALAR_TYPE_NAME[input.dtype]}'")
 
 
 def _contig(t: Tensor) -> Tensor:
@@ -195,7 +198,7 @@ def fused_rnn_layer_backward_kernel(input: Tensor, weight_ih: Tensor, weight_hh:
                                     output: Tensor, workspace: Tensor, grad_output: Tensor | None,
                                     grad_hy: Tensor | None, grad_cy: Tensor | None, output_mask: Sequence[bool]
                                     ) -> tuple[Tensor, ...]:
-    T, I = input._size
+    T, in_size = input._size
     G = GATES[mode]
     GH, H_out = weight_hh._size
     H = GH // G
@@ -275,7 +278,7 @@ def fused_rnn_layer_backward_kernel(input: Tensor, weight_ih: Tensor, weight_hh:
     DGHv = _v(DGH, 0, (T, GH), (GH, 1))
     res: list[Tensor] = [empty() for _ in range(8)]
     if output_mask[0]:
-        res[0] = allocate((T, I), None, dt, dev)
+        res[0] = allocate((T, in_size), None, dt, dev)
         b.mm(res[0], DGv, weight_ih)
     if output_mask[1]:
         res[1] = allocate(weight_ih._size, None, dt, dev)
@@ -298,5 +301,5 @@ def fused_rnn_layer_backward_kernel(input: Tensor, weight_ih: Tensor, weight_hh:
     return tuple(res)
 
 
-_CELL_BACKWARD = {RNN_TANH: S.rnn_tanh_cell_backward, RNN_RELU: S.rnn_relu_cell_backward,
+_CELL_BACKWARD: dict[int, Callable[..., Any]] = {RNN_TANH: S.rnn_tanh_cell_backward, RNN_RELU: S.rnn_relu_cell_backward,
                   LSTM: S.lstm_cell_backward, GRU: S.gru_layer_cell_backward}

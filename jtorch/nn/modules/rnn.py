@@ -142,7 +142,7 @@ class RNNBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     def check_input(self, input: Tensor, batch_sizes: Tensor | None) -> None:
-        w0 = self._flat_weights[0]
+        w0: Any = self._flat_weights[0]
         if input.dtype != w0.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w0.dtype}). "
                              f"Convert input: input.to({w0.dtype}), or convert model: model.to({input.dtype})")
@@ -240,7 +240,8 @@ class RNNBase(Module):
                 input = input.unsqueeze(batch_dim)
                 if hx is not None:
                     if hx.dim() != 2:
-                        raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
+                        raise RuntimeError("For unbatched 2-D input, hx should also be 2-D but got "
+                                           f"{hx.dim()}-D tensor")
                     hx = hx.unsqueeze(1)
             elif hx is not None and hx.dim() != 3:
                 raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")

@@ -1,4 +1,5 @@
 """`jtorch.nn.utils`: gradient clipping, parameter/vector conversion and packed sequences (`rnn`)."""
+from . import rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -7,4 +8,3 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from . import rnn

@@ -211,7 +211,8 @@ def pad_sequence(sequences: Tensor | list[Tensor], batch_first: bool = False, pa
                  padding_side: str = "right") -> Tensor:
     """Pads a list of variable length Tensors with `padding_value` to (L, B, *) ((B, L, *) with batch_first)."""
     if not isinstance(sequences, Iterable):
-        raise RuntimeError(f"pad_sequence: Expected iterable for input sequences, but got arg of type: {type(sequences)}")
+        raise RuntimeError("pad_sequence: Expected iterable for input sequences, but got arg of type: "
+                           f"{type(sequences)}")
     seqs = tuple(sequences)
     if padding_side not in ("left", "right"):
         raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
