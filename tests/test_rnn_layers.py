@@ -138,6 +138,7 @@ def test_parameter_names_and_default_init(cls):
 
 def test_checkpoint_round_trip():
     torch.manual_seed(0)
+    jtorch.manual_seed(0)  # jtorch's initial weights go to torch: the same each run
     jm = jnn.GRU(3, 4, num_layers=2, bidirectional=True)
     tm = torch.nn.GRU(3, 4, num_layers=2, bidirectional=True)
     tm.load_state_dict({k: torch.tensor(v.numpy()) for k, v in jm.state_dict().items()})
