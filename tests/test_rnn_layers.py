@@ -8,12 +8,12 @@ import warnings
 
 import numpy as np
 import pytest
+from _torch_oracle import live_torch, oracle_torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jtorch
 import jtorch.nn as jnn
-from _torch_oracle import live_torch, oracle_torch
 
 torch = oracle_torch()
 
@@ -67,7 +67,7 @@ def _run_both(cls: str, args: tuple, kw: dict, x: np.ndarray, h0=None, c0=None):
     _close(jx.grad.numpy(), tx.grad.numpy())
     for a, b in zip(jh, th):
         _close(a.grad.numpy(), b.grad.numpy())
-    for (n, p), (_, q) in zip(jm.named_parameters(), tm.named_parameters()):
+    for p, q in zip(jm.parameters(), tm.parameters()):
         _close(p.grad.numpy(), q.grad.numpy())
 
 
@@ -88,15 +88,15 @@ CONFIGS = [
 @pytest.mark.parametrize("cls,kw", CONFIGS, ids=[f"{c}-{'-'.join(f'{k}={v}' for k, v in kw.items())}"
                                                   for c, kw in CONFIGS])
 def test_layers_match_torch(cls, kw):
-    I, H, L, N = 4, 5, 6, 3
-    x = RNG.standard_normal((N, L, I) if kw.get("batch_first") else (L, N, I))
+    In, H, L, N = 4, 5, 6, 3
+    x = RNG.standard_normal((N, L, In) if kw.get("batch_first") else (L, N, In))
     D = 2 if kw.get("bidirectional") else 1
     layers = kw.get("num_layers", 1)
     hout = kw.get("proj_size") or H
-    _run_both(cls, (I, H), kw, x)  # default (zero) initial states
+    _run_both(cls, (In, H), kw, x)  # default (zero) initial states
     h0 = RNG.standard_normal((D * layers, N, hout))
     c0 = RNG.standard_normal((D * layers, N, H)) if cls == "LSTM" else None
-    _run_both(cls, (I, H), kw, x, h0, c0)
+    _run_both(cls, (In, H), kw, x, h0, c0)
 
 
 @pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM"])
@@ -269,6 +269,11 @@ def _error_cases(lib):
         lambda: nn.GRUCell(3, 4)(lib.zeros(2, 3), lib.zeros(1, 2, 4)),
         lambda: nn.RNNCell(3, 4)(lib.zeros(1, 2, 3)),
         lambda: nn.LSTMCell(3, 4)(lib.zeros(2, 3), (lib.zeros(1, 2, 4), lib.zeros(2, 4))),
+        lambda: nn.LSTMCell(3, 4)(lib.zeros(2, 5)),
+        lambda: nn.GRUCell(3, 4)(lib.zeros(2, 3), lib.zeros(3, 4)),
+        lambda: nn.RNNCell(3, 4)(lib.zeros(2, 3), lib.zeros(2, 5)),
+        lambda: nn.LSTMCell(3, 4)(lib.zeros(2, 3), (lib.zeros(2, 4), lib.zeros(1, 4))),
+        lambda: lib.lstm_cell(lib.zeros(2, 3), [lib.zeros(2, 4)], lib.zeros(16, 3), lib.zeros(16, 4)),
     ]
     return cases
 

@@ -117,9 +117,23 @@ _declare_simple("rnn_tanh", RNN_TANH)
 _declare_simple("rnn_relu", RNN_RELU)
 
 
+def _check_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor) -> None:
+    """RNN.cpp's check_rnn_cell_forward_input and check_rnn_cell_forward_hidden."""
+    if input.shape[1] != w_ih.shape[1]:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {w_ih.shape[1]}")
+    for label, h in enumerate(hx):
+        if input.shape[0] != h.shape[0]:
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{label} batch size "
+                               f"{h.shape[0]}")
+        if h.shape[1] != w_hh.shape[1]:
+            raise RuntimeError(f"hidden{label} has inconsistent hidden_size: got {h.shape[1]}, "
+                               f"expected {w_hh.shape[1]}")
+
+
 def _step(mode: int, input: Tensor, hx: Tensor, cx: Tensor | None, w_ih: Tensor, w_hh: Tensor,
           b_ih: Tensor | None, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
     """One step of a cell over a (N, I) input: a layer of one time step."""
+    _check_cell(input, [hx] if cx is None else [hx, cx], w_ih, w_hh)
     _, hy, cy, _ = aten("_fused_rnn_layer")(input, w_ih, w_hh, b_ih, b_hh, None, hx, cx, mode, False,
                                             [input.shape[0]])
     return hy, cy
@@ -131,6 +145,8 @@ _CELL = "(Tensor input, {h}, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, Tensor
 @composite_implicit_autograd("lstm_cell" + _CELL.format(h="Tensor[] hx", r="(Tensor, Tensor)"))
 def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
               b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
     return _step(LSTM, input, hx[0], hx[1], w_ih, w_hh, b_ih, b_hh)
 
 
