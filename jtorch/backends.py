@@ -149,6 +149,12 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
         as values. None: the full iterator build serves every call."""
         return None
 
+    def rows(self, scalar_fn: ScalarFn, outs: Sequence[Tensor], ins: Sequence[Tensor], extras: tuple[Any, ...]) -> None:
+        """A multi-output pointwise kernel (optional; the fused recurrent cells): every operand a 2-D
+        tensor of one shape, any strides; ``scalar_fn(*ins[r, j], *extras)`` returns one value per
+        output, written to ``outs[k][r, j]``."""
+        raise self._missing("rows")
+
     def reduce(self, it: Iterator, reduction: Any, extras: tuple[Any, ...]) -> None:
         """A declared Reduction (jtorch/kernels/reduction.py) over a reduce-mode TensorIterator."""
         raise self._missing("reduce")
@@ -403,7 +409,7 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
 # operator capability: left out, the base class's method raises MissingKernel.
 OPTIONAL = frozenset({"parallel_chunks", "lazy_init", "elementwise_contiguous", "reduce_contiguous", "cat", "arange",
                       "linspace", "storage_from_numpy", "numpy_view", "from_cuda_array_interface",
-                      "cuda_array_interface", "to_dlpack", "from_dlpack", "histogramdd"})
+                      "cuda_array_interface", "to_dlpack", "from_dlpack", "histogramdd", "rows"})
 REQUIRED = tuple(n for n, v in vars(Backend).items()
                  if callable(v) and not n.startswith("_") and n not in OPTIONAL
                  and n not in ("implements", "missing"))

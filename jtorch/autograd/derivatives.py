@@ -18,12 +18,13 @@ from . import (
                derivatives_elementwise,
                derivatives_nn_conv,
                derivatives_normalization,
+               derivatives_recurrent,
                derivatives_reductions,
                derivatives_shape,
 )
 
 DERIVATIVES = [*derivatives_elementwise.ENTRIES, *derivatives_reductions.ENTRIES, *derivatives_shape.ENTRIES,
-               *derivatives_nn_conv.ENTRIES, *derivatives_normalization.ENTRIES]
+               *derivatives_nn_conv.ENTRIES, *derivatives_normalization.ENTRIES, *derivatives_recurrent.ENTRIES]
 
 NON_DIFFERENTIABLE = frozenset({
     # factories and *_like: new tensors, no history
@@ -35,4 +36,5 @@ NON_DIFFERENTIABLE = frozenset({
     "logical_not", "argmax", "argmin", "all", "any", "count_nonzero", "nonzero", "isin", "searchsorted",
     "bucketize", "histc", "equal", "_local_scalar_dense",
 }) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE \
-    | derivatives_shape.NON_DIFFERENTIABLE | derivatives_nn_conv.NON_DIFFERENTIABLE
+    | derivatives_shape.NON_DIFFERENTIABLE | derivatives_nn_conv.NON_DIFFERENTIABLE \
+    | derivatives_recurrent.NON_DIFFERENTIABLE

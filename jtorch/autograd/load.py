@@ -55,13 +55,14 @@ def helpers() -> dict[str, Any]:
             formulas_elementwise,
             formulas_nn_conv,
             formulas_normalization,
+            formulas_recurrent,
             formulas_reductions,
             formulas_shape,
         )
 
         _helpers = dict(provided)
         for m in (formulas, formulas_elementwise, formulas_reductions, formulas_shape, formulas_nn_conv,
-                  formulas_normalization):
+                  formulas_normalization, formulas_recurrent):
             _helpers.update((k, v) for k, v in vars(m).items() if not k.startswith("__"))
     return _helpers
 

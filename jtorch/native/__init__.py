@@ -40,6 +40,8 @@ from . import (
     random_sampling,
     range_factories,
     rearrange,
+    recurrent,
+    recurrent_stack,
     reductions,
     reductions_stats,
     registry,

@@ -81,6 +81,7 @@ class CPUBackend(Backend):
         return arrays_runner(scalar_fn, len(pattern), nextra, None if all(pattern) else pattern)
 
     reduce = _lazy("reduce", "reduce")
+    rows = _lazy("rows", "rows")
     reduce_contiguous = _lazy("reduce", "reduce_contiguous")
     scan = _lazy("scan", "scan")
     softmax_backward = _lazy("softmax_backward", "softmax_backward")

@@ -32,6 +32,7 @@ class CUDABackend(Backend):
     from_dlpack = _lazy("interop", "from_cuda_dlpack")
     elementwise = _lazy("elementwise", "run_iterator")
     elementwise_contiguous = _lazy("elementwise", "contiguous_runner")
+    rows = _lazy("rows", "rows")
     copy = _lazy("copy", "copy")
     fill = _lazy("copy", "fill")
     read_scalar = _lazy("copy", "read_scalar")

@@ -12,4 +12,5 @@ from .loss import *
 from .module import Module
 from .normalization import *
 from .pooling import *
+from .rnn import *
 from .sparse import *

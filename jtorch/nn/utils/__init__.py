@@ -1,4 +1,5 @@
-"""`jtorch.nn.utils`: gradient clipping and parameter/vector conversion."""
+"""`jtorch.nn.utils`: gradient clipping, parameter/vector conversion and packed sequences (`rnn`)."""
+from . import rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
