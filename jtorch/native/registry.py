@@ -23,6 +23,8 @@ from ..dispatcher import registration_site, singleton
 from ..library import Library
 from ..schema import FunctionSchema, SchemaKind
 from .bfloat16_support import CUDA_VIA_FLOAT32, VIA_FLOAT32, via_float32
+from .cuda_device_check import CHECKED as DEVICE_CHECKED
+from .cuda_device_check import device_checked
 from .unsigned_support import refusing_kernel
 
 aten_lib = Library("aten", "DEF")
@@ -282,6 +284,8 @@ def _register_impl(nf: NativeFunction, key: str, fn: Callable, site: str | None,
         fn = refusing_kernel(nf.name, fn, "cuda")
         if nf.base_name in CUDA_VIA_FLOAT32:
             fn = via_float32(nf.name, fn, _written(nf))
+        if nf.name in DEVICE_CHECKED:  # the generated wrapper's check runs first
+            fn = device_checked(nf.name, [a.name for a in nf.func.arguments], fn)
     _impl_lib(key).impl(nf.name, fn, key, _raw_keyset=raw_keyset, _site=site)
 
 

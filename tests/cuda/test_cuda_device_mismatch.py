@@ -1,6 +1,6 @@
 """Operands on two devices: the operator families refuse a CUDA and a CPU tensor together with
 torch's RuntimeError "Expected all tensors to be on the same device, but found at least two
-devices, A and B!" (A the first operand's device, in argument order), and take what torch takes: a
+devices, A and B!" (TensorIterator's A: the first operand's device off the CPU), and take what torch takes: a
 0-dim CPU tensor as a scalar in elementwise operators, copies between devices, a CPU index tensor
 in advanced indexing.
 
@@ -9,8 +9,9 @@ torch without CUDA cannot be asked: the expected text is torch's documented one
 torch 2.13 per the issue that reported them, and the dispatcher's (out= first, then the schema's
 tensors in order) for every operator native_functions.yaml does not mark device_check: NoCheck;
 the operators that check devices themselves (masked_fill_'s CUDA kernel, take_along_dim,
-convolution, CUDA's accumulating index_put_) give their kernels' texts. The results of the
-allowed mixes are checked against the same computation on the CPU.
+convolution, CUDA's accumulating index_put_) give their kernels' texts. Reductions and sorts given
+a CPU out= for a CUDA input give the texts listed above REDUCTION_OUT. The results of the allowed
+mixes are checked against the same computation on the CPU.
 """
 from __future__ import annotations
 
@@ -56,10 +57,11 @@ REFUSED: dict[str, tuple[Callable[[], Any], tuple[str, str]]] = {
     "cat_cpu_first": (lambda: jtorch.cat([_p(), _c()]), CPU_CUDA),
     "stack": (lambda: jtorch.stack([_c(), _p()]), CUDA_CPU),
     "hstack": (lambda: jtorch.hstack([_c(), _p()]), CUDA_CPU),
-    # elementwise (TensorIterator) with a non-scalar CPU operand
+    # elementwise (TensorIterator) with a non-scalar CPU operand: its common device is the first
+    # operand's off the CPU, whatever the order (compute_types)
     "add": (lambda: _c() + _p(), CUDA_CPU),
-    "add_cpu_first": (lambda: _p() + _c(), CPU_CUDA),
-    "cpu_plus_cuda_0dim": (lambda: _p() + jtorch.tensor(1.0, device="cuda"), CPU_CUDA),
+    "add_cpu_first": (lambda: _p() + _c(), CUDA_CPU),
+    "cpu_plus_cuda_0dim": (lambda: _p() + jtorch.tensor(1.0, device="cuda"), CUDA_CPU),
     "mul_": (lambda: _c().mul_(_p()), CUDA_CPU),
     "eq": (lambda: _c() == _p(), CUDA_CPU),
     "maximum": (lambda: jtorch.maximum(_c(), _p()), CUDA_CPU),
@@ -67,7 +69,7 @@ REFUSED: dict[str, tuple[Callable[[], Any], tuple[str, str]]] = {
     "lerp": (lambda: jtorch.lerp(_c(), _p(), 0.5), CUDA_CPU),
     "addcmul": (lambda: jtorch.addcmul(_c(), _p(), _c()), CUDA_CPU),
     "clamp_tensor": (lambda: _c().clamp(_p()), CUDA_CPU),
-    "add_out_cpu": (lambda: jtorch.add(_c(), _c(), out=jtorch.empty(2, 2)), CPU_CUDA),
+    "add_out_cpu": (lambda: jtorch.add(_c(), _c(), out=jtorch.empty(2, 2)), CUDA_CPU),
     # the index-taking families: the dispatcher's check over (out=, self, index, src) in schema order
     "index_select": (lambda: jtorch.index_select(_c(), 0, _i()), CUDA_CPU),
     "index_select_cpu_self": (lambda: jtorch.index_select(_p(), 0, _i("cuda")), CPU_CUDA),
@@ -261,3 +263,112 @@ def test_mixes_torch_allows_compute_as_on_the_cpu(name: str) -> None:
     got = ALLOWED[name]("cuda")
     assert got.device.type == "cuda"
     np.testing.assert_array_equal(got.cpu().numpy(), ALLOWED[name]("cpu").numpy())
+
+
+# ---- reductions and sorts given a CPU out= for a CUDA input ------------------------------------------------------
+# torch 2.13's text depends on how the operator reaches its kernel (native_functions.yaml, the CUDA wrappers torchgen
+# generates from it, the kernels' own checks):
+#   structured, device_check NoCheck: the meta function's set_output -> resize_out ("Expected out tensor ...");
+#   device_check ExactSame: the generated wrapper checks out=, then the positional tensors
+#   (check_and_update_common_device);
+#   TensorIterator kernels outside structured (std/var, nansum_out inside nanmean): compute_types' text;
+#   composites with checks of their own: max/min.unary_out, mode_out, check_scalar_type_device_layout_equal of the
+#   cumulative max/min and logcumsumexp, quantile's.
+def _e(*size: int, dtype: Any = None, device: str = "cpu") -> Any:
+    return jtorch.empty(*size, dtype=dtype, device=device)
+
+
+def _x() -> Any:
+    return jtorch.arange(6.0, device="cuda").reshape(2, 3)
+
+
+_L = jtorch.int64
+_OUT = "Expected out tensor to have device cuda:0, but got cpu instead"
+_ITER = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+
+
+def _wrapper(arg: str, dev: str, common: str, method: str) -> str:
+    return (f"Expected all tensors to be on the same device, but got {arg} is on {dev}, different from other tensors "
+            f"on {common} (when checking argument in method {method})")
+
+
+def _self_off(method: str) -> str:
+    return _wrapper("self", "cuda:0", "cpu", method)
+
+
+REDUCTION_OUT: dict[str, tuple[Callable[[], Any], str]] = {
+    # structured, NoCheck
+    "sum": (lambda: jtorch.sum(_x(), 1, out=_e(2)), _OUT),
+    "mean": (lambda: jtorch.mean(_x(), 1, out=_e(2)), _OUT),
+    "prod": (lambda: jtorch.prod(_x(), 1, out=_e(2)), _OUT),
+    "all": (lambda: jtorch.all(_x(), 1, out=_e(2, dtype=jtorch.bool)), _OUT),
+    "any": (lambda: jtorch.any(_x(), out=_e((), dtype=jtorch.bool)), _OUT),
+    "cumsum": (lambda: jtorch.cumsum(_x(), 1, out=_e(2, 3)), _OUT),
+    "cumprod": (lambda: jtorch.cumprod(_x(), 1, out=_e(2, 3)), _OUT),
+    "aminmax": (lambda: jtorch.aminmax(_x(), dim=1, out=(_e(2), _e(2))), _OUT),
+    "max_dim": (lambda: jtorch.max(_x(), 1, out=(_e(2), _e(2, dtype=_L))), _OUT),
+    "max_dim_cpu_indices": (lambda: jtorch.max(_x(), 1, out=(_e(2, device="cuda"), _e(2, dtype=_L))), _OUT),
+    "min_dim": (lambda: jtorch.min(_x(), 1, out=(_e(2), _e(2, dtype=_L))), _OUT),
+    "count_nonzero": (lambda: jtorch.count_nonzero(_x(), 1, out=_e(2, dtype=_L)), _OUT),  # generated out=: copy_arg
+    "logsumexp": (lambda: jtorch.logsumexp(_x(), 1, out=_e(2)), _OUT),  # its sum_out's
+    # ExactSame: the generated CUDA wrapper's check
+    "argmax": (lambda: jtorch.argmax(_x(), 1, out=_e(2, dtype=_L)), _self_off("wrapper_CUDA_argmax_out_out")),
+    "argmin": (lambda: jtorch.argmin(_x(), 1, out=_e(2, dtype=_L)), _self_off("wrapper_CUDA_argmin_out_out")),
+    "amax": (lambda: jtorch.amax(_x(), 1, out=_e(2)), _self_off("wrapper_CUDA_amax_out_out")),
+    "amin": (lambda: jtorch.amin(_x(), 1, out=_e(2)), _self_off("wrapper_CUDA_amin_out_out")),
+    "nansum": (lambda: jtorch.nansum(_x(), 1, out=_e(2)), _self_off("wrapper_CUDA_out_nansum_out")),
+    "vector_norm": (lambda: jtorch.linalg.vector_norm(_x(), 2, 1, out=_e(2)),
+                    _self_off("wrapper_CUDA_linalg_vector_norm_out_out")),
+    "norm": (lambda: jtorch.norm(_x(), 2, 1, out=_e(2)), _self_off("wrapper_CUDA_linalg_vector_norm_out_out")),
+    "sort": (lambda: jtorch.sort(_x(), 1, out=(_e(2, 3), _e(2, 3, dtype=_L))),
+             _self_off("wrapper_CUDA_sort_out_values_stable")),
+    "sort_cpu_indices": (lambda: jtorch.sort(_x(), 1, out=(_e(2, 3, device="cuda"), _e(2, 3, dtype=_L))),
+                         _wrapper("indices", "cpu", "cuda:0", "wrapper_CUDA_sort_out_values_stable")),
+    "msort": (lambda: jtorch.msort(_x(), out=_e(2, 3)),  # its indices are made on the input's device
+              _wrapper("indices", "cuda:0", "cpu", "wrapper_CUDA_sort_out_values_stable")),
+    "topk": (lambda: jtorch.topk(_x(), 2, out=(_e(2, 2), _e(2, 2, dtype=_L))),
+             _self_off("wrapper_CUDA_topk_out_values")),
+    "kthvalue": (lambda: jtorch.kthvalue(_x(), 1, 1, out=(_e(2), _e(2, dtype=_L))),
+                 _self_off("wrapper_CUDA_values_kthvalue_out")),
+    "median_dim": (lambda: jtorch.median(_x(), 1, out=(_e(2), _e(2, dtype=_L))),
+                   _self_off("wrapper_CUDA_dim_values_median_out")),
+    "nanmedian_dim": (lambda: jtorch.nanmedian(_x(), 1, out=(_e(2), _e(2, dtype=_L))),
+                      _self_off("wrapper_CUDA_dim_values_nanmedian_out")),
+    # TensorIterator
+    "std": (lambda: jtorch.std(_x(), 1, out=_e(2)), _ITER),
+    "var": (lambda: jtorch.var(_x(), 1, out=_e(2)), _ITER),
+    "nanmean": (lambda: jtorch.nanmean(_x(), 1, out=_e(2)), _ITER),
+    # the kernels' own checks
+    "max_all": (lambda: jtorch.max(_x(), out=_e(())), "Expected self.device() == out.device() to be true, but got "
+                "false.  (Could this error message be improved?  If so, please report an enhancement request to "
+                "PyTorch.)"),
+    "mode": (lambda: jtorch.mode(_x(), 1, out=(_e(2), _e(2, dtype=_L))),
+             "expected device 'cuda:0' but got 'cpu' for values output"),
+    "mode_cpu_indices": (lambda: jtorch.mode(_x(), 1, out=(_e(2, device="cuda"), _e(2, dtype=_L))),
+                         "expected device 'cuda:0' but got 'cpu' for indices output"),
+    "cummax": (lambda: jtorch.cummax(_x(), 1, out=(_e(2, 3), _e(2, 3, dtype=_L))),
+               "expected device cuda:0 but found cpu"),
+    "cummin_cpu_indices": (lambda: jtorch.cummin(_x(), 1, out=(_e(2, 3, device="cuda"), _e(2, 3, dtype=_L))),
+                           "expected device cuda:0 but found cpu"),
+    "logcumsumexp": (lambda: jtorch.logcumsumexp(_x(), 1, out=_e(2, 3)), "expected device cuda:0 but found cpu"),
+    "quantile": (lambda: jtorch.quantile(_x(), 0.5, 1, out=_e(2)),
+                 "quantile() out tensor must be on the same device as the input tensor"),
+}
+
+
+@pytest.mark.parametrize("name", list(REDUCTION_OUT))
+def test_reduction_with_a_cpu_out_refused_with_torchs_text(name: str) -> None:
+    call, want = REDUCTION_OUT[name]
+    with pytest.raises(RuntimeError) as e:
+        call()
+    assert str(e.value) == want
+
+
+def test_reductions_with_a_cuda_out_compute() -> None:
+    x = _x()
+    for got, want in ((jtorch.msort(x.t(), out=_e(3, 2, device="cuda")), jtorch.msort(x.cpu().t())),
+                      (jtorch.logsumexp(x, 1, out=_e(2, device="cuda")), jtorch.logsumexp(x.cpu(), 1)),
+                      (jtorch.nanmean(x, 1, out=_e(2, device="cuda")), jtorch.nanmean(x.cpu(), 1)),
+                      (jtorch.argmax(x, 1, out=_e(2, dtype=_L, device="cuda")), jtorch.argmax(x.cpu(), 1))):
+        assert got.is_cuda
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-6)
