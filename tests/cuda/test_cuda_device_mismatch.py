@@ -132,6 +132,13 @@ def _i2(dev: str = "cpu") -> Any:
     return jtorch.tensor([[0]], device=dev)
 
 
+def _refused_with(call: Callable[[], Any], want: str) -> None:
+    """call() raises RuntimeError with exactly the text `want`."""
+    with pytest.raises(RuntimeError) as e:
+        call()
+    assert str(e.value) == want
+
+
 def _setitem(t: Any, index: Any, value: Any) -> Any:
     t[index] = value
     return t
@@ -190,10 +197,7 @@ CONV_REFUSED = {
 
 @pytest.mark.parametrize("name", list(CONV_REFUSED))
 def test_convolution_refuses_parameters_on_another_device(name: str) -> None:
-    call, want = CONV_REFUSED[name]
-    with pytest.raises(RuntimeError) as e:
-        call()
-    assert str(e.value) == want
+    _refused_with(*CONV_REFUSED[name])
 
 
 MASKED_FILL_REFUSED = {
@@ -215,10 +219,7 @@ MASKED_FILL_REFUSED = {
 
 @pytest.mark.parametrize("name", list(MASKED_FILL_REFUSED))
 def test_masked_fill_refuses_a_mask_on_another_device(name: str) -> None:
-    call, want = MASKED_FILL_REFUSED[name]
-    with pytest.raises(RuntimeError) as e:
-        call()
-    assert str(e.value) == want
+    _refused_with(*MASKED_FILL_REFUSED[name])
 
 
 ALLOWED: dict[str, Callable[[str], Any]] = {
@@ -358,10 +359,7 @@ REDUCTION_OUT: dict[str, tuple[Callable[[], Any], str]] = {
 
 @pytest.mark.parametrize("name", list(REDUCTION_OUT))
 def test_reduction_with_a_cpu_out_refused_with_torchs_text(name: str) -> None:
-    call, want = REDUCTION_OUT[name]
-    with pytest.raises(RuntimeError) as e:
-        call()
-    assert str(e.value) == want
+    _refused_with(*REDUCTION_OUT[name])
 
 
 def test_reductions_with_a_cuda_out_compute() -> None:
