@@ -1,50 +1,63 @@
-"""The device check of torch's generated CUDA wrappers (RegisterCUDA.cpp) for the reductions and
-sorts that native_functions.yaml leaves at `device_check: ExactSame`: before the kernel runs, the
-out= tensors and then the positional tensors, in schema order, must share the first one's device
-(c10::impl::check_and_update_common_device). The operators marked NoCheck have no such check: their
-meta function's resize_out ("Expected out tensor to have device ...") or their TensorIterator
-("... found at least two devices ...") speaks instead.
-
-Each entry: the generated wrapper's name, which the text names, and the checked arguments."""
+"""The device check of torch's generated CUDA wrappers (RegisterCUDA.cpp) for the operators that
+native_functions.yaml leaves at `device_check: ExactSame` (mm, addmm, bmm, cat, index_select,
+gather, take, searchsorted, the reductions' out= forms, ...): before the kernel runs, the tensors
+the wrapper names (out= ones first, then the others in schema order; every element of a tensor
+list) must share the first one's device (c10::impl::check_and_update_common_device), else
+"... but got mat2 is on cpu, different from other tensors on cuda:0 (when checking argument in
+method wrapper_CUDA_mm)". A CPU tensor mixed with a CUDA one dispatches to CUDA (the higher
+backend), so only the CUDA kernels carry the check; torch's CPU wrappers have none. Operators
+marked NoCheck (TensorIterator ones: add, mul, where, ...) are absent from the table: their
+TensorIterator or meta function speaks instead ("... found at least two devices ...")."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-CHECKED: dict[str, tuple[str, tuple[str, ...]]] = {
-    "argmax.out": ("wrapper_CUDA_argmax_out_out", ("out", "self")),
-    "argmin.out": ("wrapper_CUDA_argmin_out_out", ("out", "self")),
-    "amax.out": ("wrapper_CUDA_amax_out_out", ("out", "self")),
-    "amin.out": ("wrapper_CUDA_amin_out_out", ("out", "self")),
-    "sort.values_stable": ("wrapper_CUDA_sort_out_values_stable", ("values", "indices", "self")),
-    "topk.values": ("wrapper_CUDA_topk_out_values", ("values", "indices", "self")),
-    "linalg_vector_norm.out": ("wrapper_CUDA_linalg_vector_norm_out_out", ("out", "self")),
-    "kthvalue.values": ("wrapper_CUDA_values_kthvalue_out", ("values", "indices", "self")),
-    "median.dim_values": ("wrapper_CUDA_dim_values_median_out", ("values", "indices", "self")),
-    "nanmedian.dim_values": ("wrapper_CUDA_dim_values_nanmedian_out", ("values", "indices", "self")),
-    "nansum.out": ("wrapper_CUDA_out_nansum_out", ("out", "self")),
-}
+from .cuda_device_check_table import CHECKED
+
+__all__ = ["CHECKED", "device_checked"]
 
 
-def device_checked(name: str, arg_names: list[str], kernel: Callable) -> Callable:
-    """`kernel` (the CUDA kernel of aten::<name>, arguments named `arg_names` in schema order) behind
-    the generated wrapper's check."""
+def device_checked(name: str, arguments: Sequence[Any], kernel: Callable, *, composite: bool = False) -> Callable:
+    """`kernel` (a kernel of aten::<name>, `arguments` its schema's arguments) behind the generated
+    CUDA wrapper's check. `composite`: the kernel is jtorch's CompositeExplicitAutograd one where
+    torch has a CUDA kernel; it checks only calls torch would send to CUDA (a CUDA tensor among the
+    checked ones and no meta tensor, Meta being the higher backend)."""
     wrapper, checked = CHECKED[name]
+    names = [a.name for a in arguments]
+    where = [(a, names.index(a)) for a in checked if a in names]
+    if len(where) < 2 and not any(arguments[i].type.is_list() for _, i in where):
+        return kernel  # one tensor cannot disagree with itself
+
+    def check(args: tuple, kwargs: dict) -> None:
+        common = None
+        for arg, i in where:
+            value = args[i] if i < len(args) else kwargs.get(arg)
+            if value is None:
+                continue
+            for t in value if isinstance(value, (list, tuple)) else (value,):
+                if t is None:  # an absent element of a Tensor?[] list
+                    continue
+                if common is None:
+                    common = t._device
+                elif t._device != common:
+                    raise RuntimeError(f"Expected all tensors to be on the same device, but got {arg} is on "
+                                       f"{t._device}, different from other tensors on {common} (when checking "
+                                       f"argument in method {wrapper})")
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        bound = dict(zip(arg_names, args))
-        bound.update(kwargs)
-        common = None
-        for arg in checked:
-            t = bound.get(arg)
-            if t is None:
-                continue
-            if common is None:
-                common = t._device
-            elif t._device != common:
-                raise RuntimeError(f"Expected all tensors to be on the same device, but got {arg} is on {t._device}, "
-                                   f"different from other tensors on {common} (when checking argument in method "
-                                   f"{wrapper})")
+        check(args, kwargs)
         return kernel(*args, **kwargs)
 
-    return run
+    def run_if_cuda(*args: Any, **kwargs: Any) -> Any:
+        types = set()
+        for _, i in where:
+            value = args[i] if i < len(args) else kwargs.get(_)
+            for t in value if isinstance(value, (list, tuple)) else (value,):
+                if t is not None:
+                    types.add(t._device.type)
+        if "cuda" in types and "meta" not in types:
+            check(args, kwargs)
+        return kernel(*args, **kwargs)
+
+    return run_if_cuda if composite else run

@@ -285,7 +285,9 @@ def _register_impl(nf: NativeFunction, key: str, fn: Callable, site: str | None,
         if nf.base_name in CUDA_VIA_FLOAT32:
             fn = via_float32(nf.name, fn, _written(nf))
         if nf.name in DEVICE_CHECKED:  # the generated wrapper's check runs first
-            fn = device_checked(nf.name, [a.name for a in nf.func.arguments], fn)
+            fn = device_checked(nf.name, nf.func.arguments, fn)
+    elif key == "CompositeExplicitAutograd" and nf.name in DEVICE_CHECKED:  # standing in for torch's CUDA kernel
+        fn = device_checked(nf.name, nf.func.arguments, fn, composite=True)
     _impl_lib(key).impl(nf.name, fn, key, _raw_keyset=raw_keyset, _site=site)
 
 
