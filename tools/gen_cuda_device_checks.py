@@ -26,7 +26,7 @@ def generated_register_cuda() -> str:
     aten = os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen")
     with tempfile.TemporaryDirectory() as d:
         subprocess.run([sys.executable, "-m", "torchgen.gen", "-s", aten, "-d", d, "--generate", "sources"],
-                       check=True, capture_output=True)
+                       check=True, capture_output=True, cwd=d)  # it writes shims under its cwd
         with open(os.path.join(d, "RegisterCUDAEverything.cpp")) as f:
             return f.read()
 

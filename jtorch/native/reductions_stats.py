@@ -323,7 +323,7 @@ for _name, _sqrt in (("var", False), ("std", True)):
         _with_mean(self, dim, correction, keepdim, _n, _s))
     backend_kernel(f"{_name}_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                    "bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))",
-                   variants="function")(
+                   variants="")(  # autogen in torch: no Python binding, so torch.var_mean takes no out=
         lambda self, dim=None, *, correction=None, keepdim=False, out0, out1, _n=_name, _s=_sqrt:
         _with_mean(self, dim, correction, keepdim, _n, _s, out0, out1))
 
