@@ -347,9 +347,7 @@ def _type_name(x: Any) -> str:
         return "Tensor"
     if isinstance(x, _dt.dtype):
         return "jtorch.dtype"
-    if isinstance(x, (tuple, list)):
-        return f"{type(x).__name__} of {', '.join(sorted({_type_name(v) for v in x}))}" if x else type(x).__name__
-    return type(x).__name__
+    return type(x).__name__  # a list or tuple by its bare name, as torch 2.13 describes it
 
 
 def _tp_name(x: Any) -> str:

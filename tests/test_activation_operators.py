@@ -12,31 +12,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jtorch
-from _torch_oracle import oracle_torch, type_name
+from _torch_compare import call_matches_torch
+from _torch_oracle import oracle_torch
 
 torch = oracle_torch()
 
 X = np.array([-3.0, -1.0, -0.5, -0.0, 0.0, 0.25, 0.5, 1.0, 2.5, float("inf"), float("-inf"), float("nan")],
              np.float32)
 DTYPES = ("bool", "uint8", "int64", "float16", "float32", "float64", "complex64")
-
-
-def outcome(fn, lib):
-    try:
-        r = fn(lib)
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return type_name(e), str(e).split("\n")[0]
-    return "ok", str(r.dtype).split(".")[-1], tuple(r.shape), np.asarray(r.detach().numpy())
-
-
-def same_as_torch(fn, context=""):
-    got, want = outcome(fn, jtorch), outcome(fn, torch)
-    if not (got[0] == want[0] == "ok"):
-        assert got == want, context
-        return
-    assert got[:3] == want[:3], (got[:3], want[:3], context)
-    rtol = {np.float16: 2e-3, np.float32: 2e-6}.get(got[3].dtype.type, 1e-13)
-    np.testing.assert_allclose(got[3], want[3], rtol=rtol, atol=1e-30, equal_nan=True, err_msg=context)
 
 
 CALLS = {
@@ -57,20 +40,20 @@ CALLS = {
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_values_match_torch(name):
     for d in ("float32", "float64"):
-        same_as_torch(lambda T: CALLS[name](T, T.tensor(X.astype(d))), f"{name} {d}")
+        call_matches_torch(lambda T: CALLS[name](T, T.tensor(X.astype(d))), f"{name} {d}")
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_dtype_outcomes_match_torch(name):
     for d in DTYPES:
-        same_as_torch(lambda T: CALLS[name](T, T.zeros(0, dtype=getattr(T, d))), f"{name} {d}")
+        call_matches_torch(lambda T: CALLS[name](T, T.zeros(0, dtype=getattr(T, d))), f"{name} {d}")
 
 
 def test_integer_threshold_and_float16_values():
-    same_as_torch(lambda T: T.threshold(T.tensor([1, 2, 5, -3]), 1.5, 9))
-    same_as_torch(lambda T: T.threshold(T.tensor([1, 2, 5, -3], dtype=T.int8), 2, -1))
+    call_matches_torch(lambda T: T.threshold(T.tensor([1, 2, 5, -3]), 1.5, 9))
+    call_matches_torch(lambda T: T.threshold(T.tensor([1, 2, 5, -3], dtype=T.int8), 2, -1))
     for name in ("hardshrink", "threshold", "celu", "selu", "rrelu"):
-        same_as_torch(lambda T: CALLS[name](T, T.tensor(X.astype(np.float16))), name)
+        call_matches_torch(lambda T: CALLS[name](T, T.tensor(X.astype(np.float16))), name)
 
 
 @pytest.mark.parametrize("call", [
@@ -84,7 +67,7 @@ def test_integer_threshold_and_float16_values():
     lambda T: T.threshold(T.tensor(X).reshape(3, 4).t(), 1.0, 2.0),
 ])
 def test_inplace_and_out_forms_match_torch(call):
-    same_as_torch(call)
+    call_matches_torch(call)
 
 
 def test_inplace_forms_return_self():
@@ -110,15 +93,15 @@ def test_inplace_forms_return_self():
     lambda T: T.prelu(T.ones(2, 3), T.ones(1, 1)),
 ])
 def test_errors_match_torch(call):
-    same_as_torch(call)
+    call_matches_torch(call)
 
 
 def test_prelu_shapes_match_torch():
     x = np.linspace(-2, 2, 24).reshape(2, 3, 4).astype(np.float32)
-    same_as_torch(lambda T: T.prelu(T.tensor(x), T.tensor([0.1, 0.2, 0.3])))
-    same_as_torch(lambda T: T.prelu(T.tensor(x), T.tensor(0.2)))
-    same_as_torch(lambda T: T.prelu(T.tensor(x[0, 0]), T.tensor([0.1])))
-    same_as_torch(lambda T: T.prelu(T.tensor(x[0]), T.tensor([0.1, 0.2, 0.3])))
+    call_matches_torch(lambda T: T.prelu(T.tensor(x), T.tensor([0.1, 0.2, 0.3])))
+    call_matches_torch(lambda T: T.prelu(T.tensor(x), T.tensor(0.2)))
+    call_matches_torch(lambda T: T.prelu(T.tensor(x[0, 0]), T.tensor([0.1])))
+    call_matches_torch(lambda T: T.prelu(T.tensor(x[0]), T.tensor([0.1, 0.2, 0.3])))
 
 
 def test_rrelu_training_slopes():

@@ -282,6 +282,7 @@ def test_convolution_pooling_and_losses_match_torch():
     same(F.max_pool2d(jx, 2), TF.max_pool2d(tx, 2))
     same(F.avg_pool2d(jx, 2), TF.avg_pool2d(tx, 2), ulps=1)
     same(F.adaptive_avg_pool2d(jx, 1), TF.adaptive_avg_pool2d(tx, 1), ulps=1)
+    same(F.adaptive_avg_pool2d(jx, (4, 3)), TF.adaptive_avg_pool2d(tx, (4, 3)), ulps=1)  # the windowed kernel
     ja, ta = pair(torch, DATA)
     jt, tt = jtorch.tensor([1, 0, 4, 2]), torch.tensor([1, 0, 4, 2])
     same(F.cross_entropy(ja, jt), TF.cross_entropy(ta, tt), ulps=1)
@@ -294,6 +295,10 @@ def test_convolution_pooling_and_losses_match_torch():
     g, want = jx.grad.float().numpy(), tx.grad.float().numpy()
     np.testing.assert_allclose(g, want, rtol=2.0 ** -7, atol=2.0 ** -6 * float(np.abs(want).max()))
     assert jx.grad.dtype is jtorch.bfloat16
+    jx.grad = tx.grad = None
+    F.adaptive_avg_pool2d(jx, (4, 3)).sum().backward()
+    TF.adaptive_avg_pool2d(tx, (4, 3)).sum().backward()
+    same(jx.grad, tx.grad, ulps=1)
     jtorch.manual_seed(0)
     lin = jtorch.nn.Linear(6, 3).bfloat16()
     assert lin.weight.dtype is jtorch.bfloat16 and lin(ja).dtype is jtorch.bfloat16

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 import jtorch
 from jtorch import dispatcher
 from jtorch.storage import MetaStorage
-from _torch_oracle import oracle_torch, type_name
+from _torch_compare import source_matches_torch, source_outcome
+from _torch_oracle import oracle_torch
 
 J_DTYPES = [jtorch.bool, jtorch.uint8, jtorch.int8, jtorch.int16, jtorch.int32, jtorch.int64, jtorch.float16,
             jtorch.float32, jtorch.float64, jtorch.complex64, jtorch.complex128]
@@ -22,36 +23,6 @@ J_DTYPES = [jtorch.bool, jtorch.uint8, jtorch.int8, jtorch.int16, jtorch.int32, 
 def npv(t: jtorch.Tensor) -> np.ndarray:
     """A CPU tensor's values as a NumPy array (a copy)."""
     return np.array(t.numpy(), copy=True)
-
-
-def outcome(mod, src: str):
-    """What evaluating `src` with `torch` bound to `mod` gives, in a form both libraries share."""
-    env = {"torch": mod, "np": np}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            r = eval(src, env)
-        except Exception as e:  # noqa: BLE001 - the exception is the outcome
-            return (type_name(e), str(e).replace("jtorch", "torch"))
-    if isinstance(r, (mod.Tensor,)):
-        dt = str(r.dtype).split(".")[-1]
-        if r.is_meta:
-            return ("meta", dt, tuple(r.shape), tuple(r.stride()))
-        vals = r.detach().numpy() if mod.__name__ == "torch" else r.numpy()
-        return (dt, tuple(r.shape), tuple(r.stride()), np.array(vals, copy=True))
-    if isinstance(r, tuple) or isinstance(r, (int, float, bool)):
-        return tuple(r) if isinstance(r, tuple) else r
-    return str(r).replace("jtorch", "torch")
-
-
-def assert_same(src: str, torch) -> None:
-    a, b = outcome(torch, src), outcome(jtorch, src)
-    if isinstance(a, tuple) and len(a) == 4 and isinstance(a[3], np.ndarray):
-        assert isinstance(b, tuple) and len(b) == 4 and isinstance(b[3], np.ndarray), (src, a, b)
-        assert a[:3] == b[:3], (src, a[:3], b[:3])
-        assert a[3].dtype == b[3].dtype and np.array_equal(a[3], b[3], equal_nan=True), (src, a[3], b[3])
-    else:
-        assert a == b, (src, a, b)
 
 
 # ---- the dispatcher: BackendSelect picks the backend of factories ------------------------------------
@@ -627,7 +598,7 @@ torch.Tensor(range(3))
 @pytest.mark.parametrize("src", TENSOR_CORPUS)
 def test_tensor_corpus_matches_torch(src):
     torch = oracle_torch()
-    assert_same(src, torch)
+    source_matches_torch(src, torch)
 
 
 @settings(max_examples=50, deadline=None)
@@ -636,7 +607,7 @@ def test_tensor_corpus_matches_torch(src):
                     lambda inner: st.lists(inner, min_size=1, max_size=3), max_leaves=12))
 def test_tensor_property_dtype_and_values_match_torch(data):
     torch = oracle_torch()
-    a, b = outcome(torch, f"torch.tensor({data!r})"), outcome(jtorch, f"torch.tensor({data!r})")
+    a, b = source_outcome(torch, f"torch.tensor({data!r})"), source_outcome(jtorch, f"torch.tensor({data!r})")
     if isinstance(a, tuple) and len(a) == 4:
         assert a[:3] == b[:3]
         np.testing.assert_array_equal(a[3], b[3])
@@ -807,5 +778,5 @@ torch.arange(120.).reshape(2, 3, 4, 5).permute(0, 2, 3, 1)[:, :, ::2].to(torch.f
 @pytest.mark.parametrize("src", FACTORY_CORPUS)
 def test_factory_corpus_matches_torch(src):
     torch = oracle_torch()
-    assert_same(src, torch)
+    source_matches_torch(src, torch)
 

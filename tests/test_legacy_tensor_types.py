@@ -5,46 +5,14 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
 
 import jtorch
-from _torch_oracle import oracle_torch, type_name
+from _torch_compare import source_matches_torch
+from _torch_oracle import oracle_torch
 
 NAMES = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
          "ByteTensor", "BoolTensor"] + (["BFloat16Tensor"] if hasattr(jtorch, "bfloat16") else [])
-
-
-def outcome(mod, src: str):
-    """What evaluating `src` with `torch` bound to `mod` gives, in a form both libraries share."""
-    env = {"torch": mod, "np": np}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            r = eval(src, env)
-        except Exception as e:  # noqa: BLE001 - the exception is the outcome
-            return (type_name(e), str(e).replace("jtorch", "torch"))
-    if isinstance(r, mod.Tensor):
-        dt = str(r.dtype).split(".")[-1]
-        if r.is_meta:
-            return ("meta", dt, tuple(r.shape), tuple(r.stride()))
-        if dt == "bfloat16":  # NumPy has no bfloat16: its values, exactly, as float32
-            r = r.float()
-        vals = r.detach().numpy() if mod.__name__ == "torch" else r.numpy()
-        return (dt, tuple(r.shape), tuple(r.stride()), np.array(vals, copy=True))
-    if isinstance(r, (tuple, list)) or isinstance(r, (int, float, bool)):
-        return tuple(r) if isinstance(r, (tuple, list)) else r
-    return str(r).replace("jtorch", "torch")
-
-
-def assert_same(src: str, torch) -> None:
-    a, b = outcome(torch, src), outcome(jtorch, src)
-    if isinstance(a, tuple) and len(a) == 4 and isinstance(a[3], np.ndarray):
-        assert isinstance(b, tuple) and len(b) == 4 and isinstance(b[3], np.ndarray), (src, a, b)
-        assert a[:3] == b[:3], (src, a[:3], b[:3])
-        assert a[3].dtype == b[3].dtype and np.array_equal(a[3], b[3], equal_nan=True), (src, a[3], b[3])
-    else:
-        assert a == b, (src, a, b)
 
 
 CONSTRUCTION = [
@@ -61,7 +29,7 @@ CONSTRUCTION = [
 def test_legacy_types_construct_like_torch(name):
     torch = oracle_torch()
     for src in CONSTRUCTION:
-        assert_same(src.format(T=name), torch)
+        source_matches_torch(src.format(T=name), torch)
 
 
 CASES = [
@@ -92,7 +60,7 @@ CASES = [
 
 @pytest.mark.parametrize("src", CASES)
 def test_legacy_cases_like_torch(src):
-    assert_same(src, oracle_torch())
+    source_matches_torch(src, oracle_torch())
 
 
 NEW_CASES = [
@@ -109,7 +77,7 @@ NEW_CASES = [
 
 @pytest.mark.parametrize("src", NEW_CASES)
 def test_new_like_torch(src):
-    assert_same(src, oracle_torch())
+    source_matches_torch(src, oracle_torch())
 
 
 def test_new_of_a_tensor_aliases_it():
@@ -139,7 +107,7 @@ def test_set_default_tensor_type_like_torch():
             mod.set_default_dtype(mod.float32)
     for src in ("torch.set_default_tensor_type(torch.LongTensor)", "torch.set_default_tensor_type(3)",
                 "torch.set_default_tensor_type(torch.Tensor)", "torch.set_default_tensor_type('foo')"):
-        assert_same(src, torch)
+        source_matches_torch(src, torch)
     assert jtorch.get_default_dtype() is jtorch.float32
 
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import jtorch
-from _torch_oracle import oracle_torch, type_name
+from _torch_compare import call_matches_torch, call_outcome
+from _torch_oracle import oracle_torch
 
 torch = oracle_torch()
 
@@ -17,24 +18,6 @@ X = np.array([-4.0, -3.0, -1.0, -0.5, -0.0, 0.0, 0.25, 0.5, 1.0, 3.0, 25.0, floa
               float("nan")], np.float64)
 Y = np.array([0.0, 0.5, 3.0, 2.0, -1.0, 1.0, float("nan"), 0.25, 1.0, 4.0, 0.0, 2.0, 1.0, 0.5], np.float64)
 DTYPES = ("bool", "int64", "float16", "float32", "float64", "complex64")
-
-
-def outcome(fn, lib):
-    try:
-        r = fn(lib)
-    except Exception as e:  # noqa: BLE001 - the type and text are what is compared
-        return type_name(e), str(e).split("\n")[0]
-    return "ok", str(r.dtype).split(".")[-1], tuple(r.shape), np.asarray(r.detach().numpy())
-
-
-def same_as_torch(fn, context=""):
-    got, want = outcome(fn, jtorch), outcome(fn, torch)
-    if not (got[0] == want[0] == "ok"):
-        assert got == want, context
-        return
-    assert got[:3] == want[:3], (got[:3], want[:3], context)
-    rtol = {np.float16: 2e-3, np.float32: 2e-6}.get(got[3].dtype.type, 1e-13)
-    np.testing.assert_allclose(got[3], want[3], rtol=rtol, atol=1e-30, equal_nan=True, err_msg=context)
 
 
 def _F(T):
@@ -70,14 +53,14 @@ INPLACE = {
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_values_and_dtypes_match_torch(name, dtype):
-    same_as_torch(lambda T: ACTIVATIONS[name](T, T.tensor(X).to(getattr(T, dtype))), f"{name} {dtype}")
+    call_matches_torch(lambda T: ACTIVATIONS[name](T, T.tensor(X).to(getattr(T, dtype))), f"{name} {dtype}")
 
 
 @pytest.mark.parametrize("name", sorted(INPLACE))
 def test_inplace_forms_write_their_input(name):
     x = jtorch.tensor(X)
     assert INPLACE[name](jtorch, x) is x
-    same_as_torch(lambda T: INPLACE[name](T, T.tensor(X)), name)
+    call_matches_torch(lambda T: INPLACE[name](T, T.tensor(X)), name)
 
 
 GRADS = {
@@ -155,4 +138,4 @@ ERRORS = {
 
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_match_torch(name):
-    assert outcome(ERRORS[name], jtorch)[:2] == outcome(ERRORS[name], torch)[:2]
+    assert call_outcome(ERRORS[name], jtorch)[:2] == call_outcome(ERRORS[name], torch)[:2]

@@ -12,19 +12,12 @@ from hypothesis import strategies as st
 import jtorch
 import jtorch.nn as jnn
 import jtorch.nn.functional as JF
+from _torch_compare import error_of
 from _torch_oracle import oracle_torch
 
 torch = oracle_torch()
 TF = torch.nn.functional
 RNG = np.random.default_rng(99)
-
-
-def _errors(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e), str(e)
-    return None
 
 
 def _f32(*shape: int) -> np.ndarray:
@@ -61,7 +54,7 @@ def test_bilinear_errors_match_torch(case):
     a, b, w, bias = shapes[case]
 
     def run(lib, fn):
-        return _errors(lambda: fn(lib.ones(*a), lib.ones(*b), lib.ones(*w), None if bias is None else lib.ones(*bias)))
+        return error_of(lambda: fn(lib.ones(*a), lib.ones(*b), lib.ones(*w), None if bias is None else lib.ones(*bias)))
 
     assert run(jtorch, JF.bilinear) == run(torch, TF.bilinear)
 
@@ -82,7 +75,7 @@ def test_dropout_functional():
     out = JF.dropout(y, 0.4, inplace=True)
     assert out is y and abs((y.numpy() == 0).mean() - 0.4) < 0.02
     np.testing.assert_allclose(np.unique(y.numpy()), [0.0, 1 / 0.6], rtol=1e-6)
-    assert _errors(lambda: JF.dropout(x, -0.1)) == _errors(lambda: TF.dropout(torch.ones(4), -0.1))
+    assert error_of(lambda: JF.dropout(x, -0.1)) == error_of(lambda: TF.dropout(torch.ones(4), -0.1))
 
 
 def test_one_hot():
@@ -91,8 +84,8 @@ def test_one_hot():
                                       TF.one_hot(torch.tensor(args[0]), *args[1:]).numpy())
     assert JF.one_hot(jtorch.tensor([1])).dtype == jtorch.int64
     for bad in [([1.0],), ([-1],), ([3], 2)]:
-        j = _errors(lambda: JF.one_hot(jtorch.tensor(bad[0]), *bad[1:]))
-        t = _errors(lambda: TF.one_hot(torch.tensor(bad[0]), *bad[1:]))
+        j = error_of(lambda: JF.one_hot(jtorch.tensor(bad[0]), *bad[1:]))
+        t = error_of(lambda: TF.one_hot(torch.tensor(bad[0]), *bad[1:]))
         assert j == t
 
 
@@ -117,8 +110,8 @@ def test_pad_errors_match_torch(case):
              ((1, 1, 3), (4, 4), "circular"), ((1, 1, 3), (1, 1), "foo"), ((1, 3), (-2, -2), "constant"),
              ((1, 3), (5, -4), "constant"), ((3,), (1, 1, 1, 1), "constant")]
     shape, pad, mode = cases[case]
-    assert _errors(lambda: JF.pad(jtorch.ones(*shape), pad, mode=mode)) == \
-        _errors(lambda: TF.pad(torch.ones(*shape), pad, mode=mode))
+    assert error_of(lambda: JF.pad(jtorch.ones(*shape), pad, mode=mode)) == \
+        error_of(lambda: TF.pad(torch.ones(*shape), pad, mode=mode))
 
 
 @settings(max_examples=15, deadline=None)
@@ -155,8 +148,8 @@ def test_interpolate_errors_match_torch(case):
     cases = [dict(size=(4, 4)), dict(), dict(size=4, scale_factor=2), dict(size=4, align_corners=True),
              dict(size=4, mode="bilinear"), dict(size=(4,), shape=(3,))]
     shape = cases[case].pop("shape", (1, 1, 3))
-    assert _errors(lambda: JF.interpolate(jtorch.ones(*shape), **cases[case])) == \
-        _errors(lambda: TF.interpolate(torch.ones(*shape), **cases[case]))
+    assert error_of(lambda: JF.interpolate(jtorch.ones(*shape), **cases[case])) == \
+        error_of(lambda: TF.interpolate(torch.ones(*shape), **cases[case]))
 
 
 # ---- normalize and distances -------------------------------------------------------------------------

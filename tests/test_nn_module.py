@@ -13,19 +13,12 @@ import pytest
 
 import jtorch
 import jtorch.nn as jnn
+from _torch_compare import error_of
 from _torch_oracle import live_torch, oracle_torch, type_name
 
 
 def _jt(s: str) -> str:
     return s.replace("torch.", "jtorch.")
-
-
-def _errors(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e), str(e)
-    return None
 
 
 def _build(nn, torchlib):
@@ -71,8 +64,8 @@ def test_parameter_shares_data_prints_and_tracks_grad():
 
 def test_parameter_integer_requires_grad_error():
     torch = oracle_torch()
-    assert _errors(lambda: jnn.Parameter(jtorch.tensor([1, 2]))) == \
-        _errors(lambda: torch.nn.Parameter(torch.tensor([1, 2])))
+    assert error_of(lambda: jnn.Parameter(jtorch.tensor([1, 2]))) == \
+        error_of(lambda: torch.nn.Parameter(torch.tensor([1, 2])))
 
 
 def test_parameter_deepcopy_and_pickle():
@@ -155,14 +148,14 @@ def test_registration_errors_match_torch(case):
             lambda: m.register_buffer(3, None),
             lambda: m.get_submodule("c.zz"),
         ]
-        return _errors(actions[case])
+        return error_of(actions[case])
 
     jt, tt = run(jnn, jtorch), run(torch.nn, torch)
     assert jt is not None and jt[0] is tt[0]
     assert jt[1] == _jt(tt[1])
 
 
-def test_before_init_errors():
+def test_before_initerror_of():
     class Bad(jnn.Module):
         def __init__(self) -> None:
             self.w = jnn.Parameter(jtorch.zeros(1))
@@ -205,13 +198,13 @@ def test_load_state_dict_errors_match_torch():
     tsd = OrderedDict((k, v) for k, v in t.state_dict().items() if k != "a.running")
     jsd["extra"], tsd["extra"] = jtorch.zeros(1), torch.zeros(1)
     jsd["w"], tsd["w"] = jtorch.zeros(2, 3), torch.zeros(2, 3)
-    je, te = _errors(lambda: j.load_state_dict(jsd)), _errors(lambda: t.load_state_dict(tsd))
+    je, te = error_of(lambda: j.load_state_dict(jsd)), error_of(lambda: t.load_state_dict(tsd))
     assert je[0] is te[0] is RuntimeError and je[1] == _jt(te[1])
     jr, tr = j.load_state_dict({"a.scale": jtorch.ones(3)}, strict=False), \
         t.load_state_dict({"a.scale": torch.ones(3)}, strict=False)
     assert jr.missing_keys == tr.missing_keys and jr.unexpected_keys == tr.unexpected_keys
     assert repr(jr) == repr(tr)
-    assert _errors(lambda: j.load_state_dict([1])) == _errors(lambda: t.load_state_dict([1]))
+    assert error_of(lambda: j.load_state_dict([1])) == error_of(lambda: t.load_state_dict([1]))
 
 
 def test_load_state_dict_from_torch_values():

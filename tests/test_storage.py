@@ -8,7 +8,6 @@ import array
 import copy
 import multiprocessing
 import pickle
-import warnings
 
 import numpy as np
 import pytest
@@ -16,42 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jtorch
-from _torch_oracle import oracle_torch, type_name
-
-
-def outcome(mod, src: str):
-    """What running `src` (statements; the last line an expression) with `torch` bound to `mod` gives."""
-    env = {"torch": mod, "np": np, "array": array, "pickle": pickle, "copy": copy}
-    *stmts, last = src.split("; ")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            for s in stmts:
-                exec(s, env)
-            r = eval(last, env)
-        except Exception as e:  # noqa: BLE001 - the exception is the outcome
-            return (type_name(e), str(e).replace("jtorch", "torch"))
-    if isinstance(r, mod.Tensor):
-        dt = str(r.dtype).split(".")[-1]
-        if r.is_meta:
-            return ("meta", dt, tuple(r.shape), tuple(r.stride()))
-        vals = r.detach().numpy() if mod.__name__ == "torch" else r.numpy()
-        return (dt, tuple(r.shape), tuple(r.stride()), r.storage_offset(), np.array(vals, copy=True))
-    if isinstance(r, (tuple, list)):
-        return tuple(v.replace("jtorch", "torch") if isinstance(v, str) else v for v in r)
-    if isinstance(r, (int, float, bool)):
-        return r
-    return str(r).replace("jtorch", "torch")
+from _torch_compare import source_matches_torch
+from _torch_oracle import oracle_torch
 
 
 def assert_same(src: str, torch) -> None:
-    a, b = outcome(torch, src), outcome(jtorch, src)
-    if isinstance(a, tuple) and len(a) == 5 and isinstance(a[4], np.ndarray):
-        assert isinstance(b, tuple) and len(b) == 5 and isinstance(b[4], np.ndarray), (src, a, b)
-        assert a[:4] == b[:4], (src, a[:4], b[:4])
-        assert a[4].dtype == b[4].dtype and np.array_equal(a[4], b[4], equal_nan=True), (src, a[4], b[4])
-    else:
-        assert a == b, (src, a, b)
+    """src (statements; the last line an expression) gives the same with jtorch as with torch, tensors with
+    their storage offsets."""
+    source_matches_torch(src, torch, env={"array": array, "pickle": pickle, "copy": copy}, statements=True,
+                         storage_offset=True)
 
 
 STORAGE_CASES = [

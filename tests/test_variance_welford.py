@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _torch_compare import call_matches_torch
 from _torch_oracle import oracle_torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -82,6 +83,15 @@ def test_out_and_meta() -> None:
         np.testing.assert_allclose(g[1], w[1], rtol=1e-6)
     v, m = jtorch.var_mean(jtorch.empty(3, 4, device="meta"), 1)
     assert v.shape == (3,) and m.device.type == "meta"
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+def test_mean_pairs_take_no_out(name: str) -> None:
+    """torch's Python API has no out= for var_mean / std_mean (their out= overload is generated and left
+    unbound): the binding's TypeError, not a result."""
+    for call in (lambda T: getattr(T, name)(T.ones(2, 3), 1, out=(T.empty(2), T.empty(2))),
+                 lambda T: getattr(T, name)(T.ones(2, 3), out=(T.empty(()), T.empty(())))):
+        call_matches_torch(call, name)
 
 
 @settings(max_examples=30, deadline=None, derandomize=True)

@@ -25,6 +25,7 @@ VIA_FLOAT32 = frozenset((
     # nn kernels (im2col for convolutions, pooling, losses) and the softmax backwards
     "im2col", "col2im", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
     "avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "nll_loss_forward", "nll_loss_backward",
     "_softmax_backward_data", "_log_softmax_backward_data",
 ))

@@ -214,6 +214,9 @@ def _all_minmax(name: str, reducer: str) -> Callable:
 
 def _all_minmax_out(name: str, reducer: str) -> Callable:
     def kernel(self: Tensor, *, out: Tensor) -> Tensor:
+        if self._device != out._device and "meta" not in (self._device.type, out._device.type):
+            raise RuntimeError("Expected self.device() == out.device() to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
         if self.numel() == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")

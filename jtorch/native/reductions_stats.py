@@ -91,6 +91,10 @@ def nanmean(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 def nanmean_out(self: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, out: Tensor) -> Tensor:
     _nanmean_check(self)
     factor = _not_nan_count(self, dim, keepdim)
+    if self._device != out._device:  # at::native::nansum_out, called past the wrapper: its TensorIterator's check
+        common, other = (out._device, self._device) if out._device.type != "cpu" else (self._device, out._device)
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, {common} "
+                           f"and {other}!")
     op("nansum.out")(self, dim, keepdim, dtype=dtype, out=out)
     return op("div.out")(out, factor, out=out)
 
@@ -319,7 +323,7 @@ for _name, _sqrt in (("var", False), ("std", True)):
         _with_mean(self, dim, correction, keepdim, _n, _s))
     backend_kernel(f"{_name}_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
                    "bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))",
-                   variants="function")(
+                   variants="")(  # autogen in torch: no Python binding, so torch.var_mean takes no out=
         lambda self, dim=None, *, correction=None, keepdim=False, out0, out1, _n=_name, _s=_sqrt:
         _with_mean(self, dim, correction, keepdim, _n, _s, out0, out1))
 
@@ -472,6 +476,8 @@ def _logsumexp_into(result: Tensor | None, self: Tensor, dim: Any, keepdim: bool
     if not dims and self.dim() > 0:
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
                            f"[{', '.join('1' for _ in range(self.dim()))}]")
+    if result is not None and result._device != self._device:  # sum_out's resize_out
+        raise RuntimeError(f"Expected out tensor to have device {self._device}, but got {result._device} instead")
     if self.numel() != 0:
         maxes = op("amax")(self, dims, True) if not self.dtype.is_complex else _real_amax(self, dims)
         maxes = op("where.self")(op("isinf")(maxes), op("zeros_like")(maxes), maxes)

@@ -285,7 +285,18 @@ def _register_impl(nf: NativeFunction, key: str, fn: Callable, site: str | None,
         fn = fn if inside else refusing_kernel(nf.name, fn, "cuda")
         if nf.base_name in CUDA_VIA_FLOAT32:
             fn = via_float32(nf.name, fn, _written(nf))
+        fn = _device_checked(nf, fn, False)  # the generated wrapper's check runs first
+    elif key == "CompositeExplicitAutograd":  # where it stands in for torch's CUDA kernel
+        fn = _device_checked(nf, fn, True)
     _impl_lib(key).impl(nf.name, fn, key, _raw_keyset=raw_keyset, _site=site)
+
+
+def _device_checked(nf: NativeFunction, fn: Callable, composite: bool) -> Callable:
+    """fn behind torch's generated CUDA wrapper's device check, for the operators that have one (the
+    table loads on the first registration, not at import)."""
+    from .cuda_device_check import CHECKED, device_checked
+
+    return device_checked(nf.name, nf.func.arguments, fn, composite=composite) if nf.name in CHECKED else fn
 
 
 def _written(nf: NativeFunction) -> tuple[str, ...]:

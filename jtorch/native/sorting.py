@@ -113,12 +113,9 @@ def msort(self: Tensor) -> Tensor:
 
 @_msort_out.impl("CompositeImplicitAutograd")
 def msort_out(self: Tensor, *, out: Tensor) -> Tensor:
-    if out.dtype is not self.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {TYPE_META_NAME[self.dtype]}, but got "
-                           f"{TYPE_META_NAME[out.dtype]} instead")
-    values = sort_stable.functional.op(self, stable=False, dim=0)[0]
-    resize_output(out, values._size)
-    return op("copy_")(out, values)
+    indices = op("empty.memory_format")([0], dtype=_dt.int64, device=self._device)
+    op("sort.values_stable")(self, stable=False, dim=0, descending=False, values=out, indices=indices)
+    return out
 
 
 # ---- topk ---------------------------------------------------------------------------------------
@@ -244,6 +241,9 @@ def _mode(self: Tensor, dim: int, keepdim: bool, values: Tensor | None, indices:
         return _reduced_outputs(self, wrap_dim(dim, self.dim()), keepdim, values, indices, "plain")
     if self._device.type not in ("cpu", "cuda"):
         raise RuntimeError(f"mode only supports CPU AND CUDA device type, got: {self._device.type}")
+    for out, name in ((values, "values"), (indices, "indices")):
+        if out is not None and out._device != self._device:
+            raise RuntimeError(f"expected device '{self._device}' but got '{out._device}' for {name} output")
     d = wrap_dim(dim, self.dim())
     if values is not None and values.dtype is not self.dtype:
         raise RuntimeError(f"expected scalar type '{SCALAR_TYPE_NAME[self.dtype]}' but got "

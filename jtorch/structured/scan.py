@@ -120,18 +120,20 @@ def cum_impl(decl: Any) -> Callable[..., Any]:
 
 
 # ---- logcumsumexp ------------------------------------------------------------------------------------
-def _check_same_dtype(result: Tensor, expected: _dt.dtype) -> None:
-    """check_scalar_type_device_layout_equal's dtype part."""
+def _check_same_dtype(result: Tensor, expected: _dt.dtype, device: Any) -> None:
+    """check_scalar_type_device_layout_equal: the out= tensor has the expected dtype and `device`."""
     if result.dtype is not expected:
         raise RuntimeError(f"expected scalar_type {SCALAR_TYPE_NAME[expected]} but found "
                            f"{SCALAR_TYPE_NAME[result.dtype]}")
+    if result._device != device:
+        raise RuntimeError(f"expected device {device} but found {result._device}")
 
 
 def logcumsumexp_meta(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any]) -> None:
     self = tensors[0]
     result = ctx.maybe_get_output(0)
     if result is not None:
-        _check_same_dtype(result, self.dtype)
+        _check_same_dtype(result, self.dtype, self._device)
     wrap_dim(extras["dim"], self.dim())
     # the kernel's dtype dispatch comes before anything else, even for empty inputs
     if self._device.type != "meta" and not (self.dtype.is_floating_point or self.dtype.is_complex):
@@ -158,8 +160,8 @@ def cummaxmin_meta(name: str) -> Callable[..., Any]:
         values, indices = ctx.maybe_get_output(0), ctx.maybe_get_output(1)
         if values is not None:
             assert indices is not None  # out= gives both
-            _check_same_dtype(values, self.dtype)
-            _check_same_dtype(indices, _dt.int64)
+            _check_same_dtype(values, self.dtype, self._device)
+            _check_same_dtype(indices, _dt.int64, self._device)
         ctx.set_output_raw_strided(0, self._size, None, self.dtype, self._device)
         ctx.set_output_raw_strided(1, self._size, None, _dt.int64, self._device)
         _check_written(ctx)  # (PyTorch checks nothing here, and writes an expanded out= racily)

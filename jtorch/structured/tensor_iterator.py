@@ -271,17 +271,13 @@ class TensorIterator(MetaBase):
 
     def _compute_types(self, config: TensorIteratorConfig, ops: list[Operand], nout: int) -> None:
         inputs = [o.tensor for o in ops[nout:]]
-        # device: the first operand that is not a CPU scalar
-        device = None
-        for o in ops:
-            t = o.tensor
-            if t is None:
-                continue
-            if not o.is_output and is_cpu_scalar(config, t):
-                continue
-            if device is None:
-                device = t._device
-            elif t._device != device:
+        # device: the first operand off the CPU (torch's compute_types), else the CPU; CPU scalars
+        # take no part
+        checked = [o.tensor for o in ops
+                   if o.tensor is not None and (o.is_output or not is_cpu_scalar(config, o.tensor))]
+        device = next((t._device for t in checked if t._device.type != "cpu"), checked[0]._device if checked else None)
+        for t in checked:
+            if t._device != device:
                 raise RuntimeError(
                     "Expected all tensors to be on the same device, but found at least two devices, "
                     f"{device} and {t._device}!"

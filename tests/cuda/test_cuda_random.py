@@ -7,7 +7,8 @@ import pytest
 from numba import cuda as ncuda
 
 import jtorch
-from jtorch.kernels.cuda import driver, philox
+from jtorch.kernels.common import samplers
+from jtorch.kernels.cuda import driver, random
 
 N = 10_000
 
@@ -16,23 +17,57 @@ def host(t):
     return t.cpu().numpy()
 
 
+def reference(counter: int, seed: int) -> tuple:
+    """Philox4x32-10 of a 64-bit counter keyed by a 64-bit seed, in Python integers."""
+    m32 = 0xFFFFFFFF
+    c = [counter & m32, counter >> 32, 0, 0]
+    k0, k1 = seed & m32, (seed >> 32) & m32
+    for r in range(10):
+        if r:
+            k0, k1 = (k0 + 0x9E3779B9) & m32, (k1 + 0xBB67AE85) & m32
+        p0, p1 = 0xD2511F53 * c[0], 0xCD9E8D57 * c[2]
+        c = [(p1 >> 32) ^ c[1] ^ k0, p1 & m32, (p0 >> 32) ^ c[3] ^ k1, p0 & m32]
+    return tuple(c)
+
+
 @ncuda.jit
 def _philox_words(counters, k0, k1, out):
     for i in range(ncuda.grid(1), counters.shape[0], ncuda.gridsize(1)):
-        w = philox.philox(counters[i], k0, k1)
+        w = random.philox(counters[i], k0, k1)
         for q in range(4):
             out[i, q] = w[q]
 
 
 def test_philox_known_answer_and_device_function():
     # Random123's known-answer test for Philox4x32-10: counter 0, key 0
-    assert philox.reference(0, 0) == (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)
+    assert reference(0, 0) == (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)
     seed = 0x1234_5678_9ABC_DEF0
     counters = np.array([0, 1, 2 ** 32 + 5, 2 ** 64 - 1], np.uint64)
     out = np.zeros((4, 4), np.uint64)
     driver.launch(_philox_words, 4, counters, np.uint64(seed & 0xFFFFFFFF), np.uint64(seed >> 32), out)
     for i, c in enumerate(counters):
-        assert tuple(int(v) for v in out[i]) == philox.reference(int(c), seed)
+        assert tuple(int(v) for v in out[i]) == reference(int(c), seed)
+
+
+def _cpu_words(block: int, seed: int) -> tuple:
+    """Block `block` of seed's stream from the CPU samplers' Philox, called on the host."""
+    m = samplers.MASK
+    c = np.uint64(block)
+    return tuple(int(w) for w in samplers.philox(c & m, c >> samplers.S32, np.uint64(0), np.uint64(0),
+                                                 np.uint64(seed & 0xFFFFFFFF), np.uint64(seed >> 32)))
+
+
+def test_cuda_draws_are_the_shared_samplers_philox_blocks():
+    seed = 0x0123_4567_89AB_CDEF
+    g = jtorch.Generator("cuda").manual_seed(seed)
+    single = host(jtorch.rand(6, device="cuda", generator=g))  # blocks 0, 1: 24 bits of each word
+    want = [w >> 8 for b in (0, 1) for w in _cpu_words(b, seed)][:6]
+    np.testing.assert_array_equal(single, np.array(want, np.float64) * 2.0 ** -24)
+    double = host(jtorch.rand(3, device="cuda", dtype=jtorch.float64, generator=g))  # blocks 2, 3: 53 bits a pair
+    words = _cpu_words(2, seed) + _cpu_words(3, seed)
+    want = [((words[2 * i] << 32 | words[2 * i + 1]) >> 11) * 2.0 ** -53 for i in range(3)]
+    np.testing.assert_array_equal(double, np.array(want))
+    assert g._offset == 4
 
 
 @pytest.mark.parametrize("seeder", ["manual_seed", "cuda_manual_seed", "generator"])

@@ -1,5 +1,6 @@
 """The CUDA random kernels (the contract's uniform, normal, ...) fill t with samples drawn from a
-counter-based Philox4x32-10 stream (philox.py), as torch's CUDA generator does.
+counter-based Philox4x32-10 stream (the CPU samplers' philox, kernels/common/samplers.py), as
+torch's CUDA generator does.
 
 The stream of a CUDA Generator is keyed by its 64-bit seed; its `_offset` counts the Philox
 blocks (four 32-bit words) drawn since seeding, and every draw takes the next blocks: a seed
@@ -23,8 +24,10 @@ from ... import dtypes as _dt
 from ...random import cuda_default_generator
 from . import driver
 from .bitonic import PAD, padded, sort_pairs
-from .philox import MASK, S32, philox
+from .common_overloads import sr  # the samplers, callable from CUDA kernels
 from .scratch import Buffer, Target, dense, storage_data
+
+MASK, S32 = sr.MASK, sr.S32
 
 DIGITS = {_dt.float16: 11, _dt.float32: 24, _dt.float64: 53}  # std::numeric_limits<T>::digits
 _TWO_PI = 2.0 * math.pi
@@ -33,6 +36,12 @@ _P_ERROR = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could 
 
 
 # ---- kernels: thread g draws Philox block ctr + g --------------------------------------------------
+@cuda.jit(device=True)
+def philox(counter, k0, k1):
+    """The four 32-bit words of Philox block `counter` (64 bits, in the first two counter words)."""
+    return sr.philox(counter & MASK, counter >> S32, np.uint64(0), np.uint64(0), k0, k1)
+
+
 @cuda.jit(device=True)
 def _unit53(a, b):
     """A double in [0, 1) from two words: 53 random bits."""

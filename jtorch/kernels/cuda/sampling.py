@@ -13,31 +13,15 @@ from typing import Any
 
 import numpy as np
 from numba import cuda
-from numba.extending import overload
 
 from ... import dtypes as _dt
-from ..common import samplers as sr
 from ..common.multinomial import cumulative_rows
 from . import driver
+from .common_overloads import sr  # the samplers, callable from CUDA kernels
 from .random import _take
 from .scratch import Buffer, Target, dense, storage_data
 
 POISSON, BINOMIAL, GAMMA, GAMMA_GRAD = 0, 1, 2, 3
-
-
-def _register(fn: Any) -> None:
-    """Make samplers.py's plain function callable from the kernels below (the simulator calls
-    it as it is)."""
-    @overload(fn, target="cuda", strict=False)  # fn names its arguments, not *args
-    def _impl(*args):
-        return fn
-
-
-if not driver.SIMULATED:
-    for _fn in (sr.philox, sr.uniform2, sr.standard_normal, sr.ptrs_constants, sr.poisson_ptrs, sr.poisson,
-                sr.stirling_tail, sr._binomial_inversion,
-                sr._btrs, sr.binomial, sr.gamma, sr.digamma, sr._rational, sr.standard_gamma_grad):
-        _register(_fn)
 
 
 @cuda.jit
