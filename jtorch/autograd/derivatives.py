@@ -19,11 +19,13 @@ from . import (
                derivatives_nn_conv,
                derivatives_normalization,
                derivatives_reductions,
+               derivatives_resample,
                derivatives_shape,
 )
 
 DERIVATIVES = [*derivatives_elementwise.ENTRIES, *derivatives_reductions.ENTRIES, *derivatives_shape.ENTRIES,
-               *derivatives_nn_conv.ENTRIES, *derivatives_normalization.ENTRIES]
+               *derivatives_nn_conv.ENTRIES, *derivatives_normalization.ENTRIES,
+               *derivatives_resample.ENTRIES]
 
 NON_DIFFERENTIABLE = frozenset({
     # factories and *_like: new tensors, no history
@@ -35,4 +37,5 @@ NON_DIFFERENTIABLE = frozenset({
     "logical_not", "argmax", "argmin", "all", "any", "count_nonzero", "nonzero", "isin", "searchsorted",
     "bucketize", "histc", "equal", "_local_scalar_dense",
 }) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE \
-    | derivatives_shape.NON_DIFFERENTIABLE | derivatives_nn_conv.NON_DIFFERENTIABLE
+    | derivatives_shape.NON_DIFFERENTIABLE | derivatives_nn_conv.NON_DIFFERENTIABLE \
+    | derivatives_resample.NON_DIFFERENTIABLE

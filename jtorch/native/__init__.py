@@ -27,6 +27,7 @@ from . import (
     masks,
     matmul,
     normalization,
+    padding,
     pair_losses,
     pointwise_losses,
     pooling,

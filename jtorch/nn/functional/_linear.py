@@ -1,4 +1,4 @@
-"""nn.functional: linear, bilinear, embedding, dropout, one_hot, pad, interpolate, normalize,
+"""nn.functional: linear, bilinear, embedding, dropout, one_hot, interpolate, normalize,
 cosine_similarity, pairwise_distance: composed from jtorch's differentiable operators, so they
 run on every device and their gradients come from the operators' own formulas."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import jtorch
 
 from ...tensor import Tensor
 
-__all__ = ["linear", "bilinear", "embedding", "dropout", "one_hot", "pad", "interpolate", "normalize",
+__all__ = ["linear", "bilinear", "embedding", "dropout", "one_hot", "interpolate", "normalize",
            "cosine_similarity", "pairwise_distance"]
 
 
@@ -109,86 +109,6 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             raise RuntimeError("Class values must be smaller than num_classes.")
     classes = jtorch.arange(num_classes, device=tensor.device)
     return (tensor.unsqueeze(-1) == classes).long()
-
-
-# ---- pad --------------------------------------------------------------------------------------
-_PAD_COMBINATIONS = ("Supported combinations for non-constant padding:\n"
-                     "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-                     "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-                     "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-
-
-def _pad_index(n: int, left: int, right: int, mode: str) -> list[int]:
-    """Source positions along one dim for reflect / replicate / circular padding."""
-    out = []
-    for j in range(-left, n + right):
-        if mode == "reflect":
-            period = 2 * (n - 1)
-            k = j % period if period else 0
-            out.append(k if k < n else period - k)
-        elif mode == "replicate":
-            out.append(min(max(j, 0), n - 1))
-        else:  # circular
-            out.append(j % n)
-    return out
-
-
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
-    if len(pad) % 2 != 0:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.dim():
-        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
-                           f"padding length {len(pad)} and input of dimension {input.dim()}")
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if mode != "constant":
-        if value is not None and value != 0:
-            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
-        k = len(pad) // 2
-        if not (k in (1, 2, 3) and input.dim() in (k + 1, k + 2)):
-            raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
-                                      + _PAD_COMBINATIONS)
-    out = input
-    for i in range(len(pad) // 2):
-        d = input.dim() - 1 - i
-        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
-        n = out.size(d)
-        if mode == "constant":
-            out = _constant_pad_dim(out, d, left, right, 0.0 if value is None else value)
-            continue
-        if mode == "reflect" and (left >= input.size(d) or right >= input.size(d)):
-            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
-                               f"dimension, but got: padding ({left}, {right}) at dimension {d} of input "
-                               f"{list(input.shape)}")
-        if mode == "circular" and (left > n or right > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if left < 0 or right < 0:  # negative padding crops first
-            out = out.narrow(d, max(-left, 0), n - max(-left, 0) - max(-right, 0))
-            n = out.size(d)
-            left, right = max(left, 0), max(right, 0)
-        idx = jtorch.tensor(_pad_index(n, left, right, mode), dtype=jtorch.int64, device=input.device)
-        out = out.index_select(d, idx)
-    return out
-
-
-def _constant_pad_dim(x: Tensor, d: int, left: int, right: int, value: float) -> Tensor:
-    # negative padding crops first, one side at a time (ATen's constant_pad_nd, with narrow's errors)
-    if left < 0:
-        x = x.narrow(d, -left, x.size(d) + left)
-        left = 0
-    if right < 0:
-        x = x.narrow(d, 0, x.size(d) + right)
-        right = 0
-    parts = []
-    shape = list(x.shape)
-    if left:
-        shape[d] = left
-        parts.append(jtorch.full(shape, value, dtype=x.dtype, device=x.device))
-    parts.append(x)
-    if right:
-        shape[d] = right
-        parts.append(jtorch.full(shape, value, dtype=x.dtype, device=x.device))
-    return jtorch.cat(parts, d) if len(parts) > 1 else x
 
 
 # ---- interpolate ------------------------------------------------------------------------------

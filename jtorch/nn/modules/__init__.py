@@ -8,5 +8,6 @@ from .linear import *
 from .loss import *
 from .module import Module
 from .normalization import *
+from .padding import *
 from .pooling import *
 from .sparse import *
