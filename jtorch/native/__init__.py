@@ -54,5 +54,6 @@ from . import (
     tensor_properties,
     tensor_types,
     unary,
+    upsample,
     views,
 )

@@ -3,6 +3,8 @@
 upsample.py, grid_sample.py, pixel_shuffle.py)."""
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,7 +12,7 @@ import jtorch
 
 from ...tensor import Tensor
 
-__all__ = ["pad"]
+__all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
 
 def _aten() -> Any:
@@ -21,3 +23,109 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     """torch._C._nn.pad: the aten pad composite (constant_pad_nd, reflection_padNd, replication_padNd,
     _pad_circular)."""
     return _aten().pad.default(input, list(pad), mode, value)
+
+
+def _is_integer(x: Any) -> bool:
+    return isinstance(x, int) or (isinstance(x, Tensor) and not x.is_floating_point() and x.dim() == 0)
+
+
+_INTERP_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+# (input dim, mode) -> the aten operator F.interpolate calls, and whether it takes align_corners
+_UPSAMPLE = {(3, "nearest"): ("upsample_nearest1d", False), (4, "nearest"): ("upsample_nearest2d", False),
+             (5, "nearest"): ("upsample_nearest3d", False), (3, "nearest-exact"): ("_upsample_nearest_exact1d", False),
+             (4, "nearest-exact"): ("_upsample_nearest_exact2d", False),
+             (5, "nearest-exact"): ("_upsample_nearest_exact3d", False), (3, "linear"): ("upsample_linear1d", True),
+             (4, "bilinear"): ("upsample_bilinear2d", True), (5, "trilinear"): ("upsample_trilinear3d", True),
+             (4, "bicubic"): ("upsample_bicubic2d", True)}
+_NEEDS = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
+    """torch.nn.functional.interpolate: sizes and scales normalised as torch's front end does, then the
+    upsample operator of the mode (adaptive average pooling for "area")."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    output_size: Any = None
+    scale_factors: Any = None
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
+                                 "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                                 "(o1, o2, ...,oK) format.")
+            if not all(_is_integer(x) for x in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                                f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}")
+            output_size = size
+        else:
+            output_size = [size for _ in range(dim)]
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 "scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = scale_factor
+        else:
+            scale_factors = [scale_factor for _ in range(dim)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [math.floor(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported by jtorch")
+    if output_size is not None:
+        output_size = [int(s) for s in output_size]
+    if scale_factors is not None:
+        scale_factors = [float(s) for s in scale_factors]
+    op = _UPSAMPLE.get((input.dim(), mode))
+    if op is not None:
+        name, aligned = op
+        fn = getattr(_aten(), name).vec
+        if aligned:
+            return fn(input, output_size, align_corners, scale_factors)
+        return fn(input, output_size, scale_factors)
+    if mode == "area" and input.dim() in (3, 4, 5):
+        pool = {3: "adaptive_avg_pool1d", 4: "adaptive_avg_pool2d", 5: "adaptive_avg_pool3d"}[input.dim()]
+        return getattr(jtorch.nn.functional, pool)(input, output_size)
+    if mode in _NEEDS and input.dim() in (3, 4, 5):
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_NEEDS[mode]}D input")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+                              f"modes: {_INTERP_MODES} (got {mode})")
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -11,3 +11,4 @@ from .normalization import *
 from .padding import *
 from .pooling import *
 from .sparse import *
+from .upsampling import *
