@@ -102,7 +102,8 @@ def _common_check(name: str, nd: int, input_size: Sequence[int], output_size: Se
     if not all(s > 0 for s in ins + outs):
         fmt = ", ".join
         raise RuntimeError("Input and output sizes should be greater than 0, but got input ("
-                           + fmt(f"{a}: {s}" for a, s in zip(_AXES[nd], ins)) + ") output ("
+                           + fmt(f"{a}: {s}" for a, s in zip(_AXES[nd], ins))
+                           + (") and output (" if nd == 1 else ") output (")
                            + fmt(f"{a}: {s}" for a, s in zip(_AXES[nd], outs)) + ")")
 
 
@@ -129,10 +130,15 @@ def _backward(kind: str, nd: int, grad_output: Tensor, output_size: Sequence[int
               align_corners: bool, scales: Sequence[float | None]) -> Tensor:
     output_size, input_size = list(output_size), list(input_size)
     _common_check(kind, nd, input_size, output_size)
+    full = input_size[:2] + output_size
+    if nd == 1:  # check_dim_size
+        for i, n in enumerate(full):
+            if grad_output.dim() != 3 or grad_output.size(i) != n:
+                raise RuntimeError(f"Expected a tensor of dimension 3 and tensor.size[{i}] == {n} but got: dimension "
+                                   f"{grad_output.dim()} and tensor.size[{i}] = {grad_output.size(i)}")
     if grad_output.dim() != nd + 2:
         raise RuntimeError(f"Expected grad_output to be a tensor of dimension {nd + 2} but got: dimension "
                            f"{grad_output.dim()}")
-    full = input_size[:2] + output_size
     for i, n in enumerate(full):
         if grad_output.size(i) != n:
             raise RuntimeError(f"Expected grad_output to have the same shape as output; output.size({i}) = {n} but "
