@@ -37,6 +37,7 @@ ENTRIES = [
     *_upsample("_upsample_nearest_exact2d", _NEAREST2),
     *_upsample("upsample_nearest3d", _NEAREST3),
     *_upsample("_upsample_nearest_exact3d", _NEAREST3),
+    D("channel_shuffle", self="aten.channel_shuffle.default(grad, grad.shape[1] // groups)"),
     D("pixel_shuffle", self="aten.pixel_unshuffle.default(grad, upscale_factor)"),
     D("pixel_unshuffle", self="aten.pixel_shuffle.default(grad, downscale_factor)"),
 ]

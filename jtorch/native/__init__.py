@@ -29,6 +29,7 @@ from . import (
     normalization,
     padding,
     pair_losses,
+    pixel_shuffle,
     pointwise_losses,
     pooling,
     properties,

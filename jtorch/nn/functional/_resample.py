@@ -12,7 +12,8 @@ import jtorch
 
 from ...tensor import Tensor
 
-__all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
+__all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
+           "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
 
 def _aten() -> Any:
@@ -129,3 +130,19 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    return _aten().pixel_shuffle.default(input, upscale_factor)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    return _aten().pixel_unshuffle.default(input, downscale_factor)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    return _aten().channel_shuffle.default(input, groups)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    return _aten().native_channel_shuffle.default(input, groups)

@@ -4,11 +4,13 @@ from .container import *
 from .conv import *
 from .dropout import *
 from .flatten import *
+from .fold import *
 from .linear import *
 from .loss import *
 from .module import Module
 from .normalization import *
 from .padding import *
+from .pixelshuffle import *
 from .pooling import *
 from .sparse import *
 from .upsampling import *
