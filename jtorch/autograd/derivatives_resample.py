@@ -37,6 +37,11 @@ ENTRIES = [
     *_upsample("_upsample_nearest_exact2d", _NEAREST2),
     *_upsample("upsample_nearest3d", _NEAREST3),
     *_upsample("_upsample_nearest_exact3d", _NEAREST3),
+    D("affine_grid_generator", theta="aten.affine_grid_generator_backward.default(grad, size, align_corners)"),
+    D("grid_sampler_2d", **{"input, grid": "aten.grid_sampler_2d_backward.default(grad, input, grid, "
+                                           "interpolation_mode, padding_mode, align_corners, list(needs))"}),
+    D("grid_sampler_3d", **{"input, grid": "aten.grid_sampler_3d_backward.default(grad, input, grid, "
+                                           "interpolation_mode, padding_mode, align_corners, list(needs))"}),
     D("channel_shuffle", self="aten.channel_shuffle.default(grad, grad.shape[1] // groups)"),
     D("pixel_shuffle", self="aten.pixel_unshuffle.default(grad, upscale_factor)"),
     D("pixel_unshuffle", self="aten.pixel_shuffle.default(grad, downscale_factor)"),

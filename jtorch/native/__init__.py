@@ -16,6 +16,7 @@ from . import (
     factories,
     fused_optim,
     gradient,
+    grid_sample,
     grids,
     histograms,
     index_ops,

@@ -13,7 +13,7 @@ import jtorch
 from ...tensor import Tensor
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-           "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
+           "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample", "affine_grid"]
 
 
 def _aten() -> Any:
@@ -146,3 +146,52 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return _aten().native_channel_shuffle.default(input, groups)
+
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
+                  "specify align_corners=True if the old behavior is desired. See the documentation of grid_sample "
+                  "for details.")
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool | None = None) -> Tensor:
+    if mode not in _GRID_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
+                         f"got: '{mode}'")
+    if padding_mode not in _GRID_PADDINGS:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    return jtorch.grid_sampler(input, grid, _GRID_MODES[mode], _GRID_PADDINGS[padding_mode], align_corners)
+
+
+def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None) -> Tensor:
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
+                             f"{theta.shape}.")
+        spatial_size = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got "
+                             f"{theta.shape}.")
+        spatial_size = size[-3:]
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return jtorch.affine_grid_generator(theta, size, align_corners)
