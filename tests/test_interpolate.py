@@ -8,12 +8,13 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from _torch_oracle import oracle_torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jtorch
 import jtorch.nn as jnn
 import jtorch.nn.functional as JF
-from _torch_oracle import oracle_torch
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
 SPATIAL = {"nearest": (1, 2, 3), "nearest-exact": (1, 2, 3), "area": (1, 2), "linear": (1,), "bilinear": (2,),

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..geometry import shape_str
+from ..scalar import SCALAR_TYPE_NAME
 from ..tensor import Tensor
 from .factories import aten
 from .registry import declare
@@ -166,9 +167,9 @@ def _check(input: Tensor, grid: Tensor, interpolation_mode: int, nd: int) -> Non
     if input._device != grid._device:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but input is on "
                            f"{input._device} and grid is on {grid._device}")
-    if input.dtype is not grid.dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has {input.dtype} "
-                           f"and grid has {grid.dtype}")
+    if input.dtype is not grid.dtype:  # torch's CPU kernel reads the grid as the input's type first
+        raise RuntimeError(f"expected scalar type {SCALAR_TYPE_NAME[input.dtype]} but found "
+                           f"{SCALAR_TYPE_NAME[grid.dtype]}")
     if input._size[0] != grid._size[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
                            f"sizes {shape_str(input._size)} and grid with sizes {shape_str(grid._size)}")

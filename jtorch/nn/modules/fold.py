@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import functional as F
 from ...tensor import Tensor
+from .. import functional as F
 from .module import Module
 
 __all__ = ["Fold", "Unfold"]

@@ -2,8 +2,8 @@
 (torch/nn/modules/channelshuffle.py)."""
 from __future__ import annotations
 
-from .. import functional as F
 from ...tensor import Tensor
+from .. import functional as F
 from .module import Module
 
 __all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
