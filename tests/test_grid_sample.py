@@ -9,11 +9,12 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from _torch_oracle import oracle_torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jtorch
 import jtorch.nn.functional as JF
-from _torch_oracle import oracle_torch
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True)
 
