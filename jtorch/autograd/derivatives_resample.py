@@ -7,6 +7,8 @@ through the forward operator (the pair is linear), so double backward works.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .derivative import D
 
 
@@ -19,6 +21,12 @@ def _pad(name: str) -> list:
 def _upsample(name: str, extra: str) -> list:
     return [D(name, self=f"aten.{name}_backward.default(grad, output_size, list(self.shape), {extra})"),
             D(f"{name}_backward", grad_output=f"aten.{name}.default(grad, output_size, {extra})")]
+
+
+def _grid_sampler(name: str) -> dict[str, Any]:
+    """One formula for both inputs (the backward operator returns both gradients)."""
+    return {"input, grid": f"aten.{name}_backward.default(grad, input, grid, interpolation_mode, padding_mode, "
+                           "align_corners, list(needs))"}
 
 
 _NEAREST1, _NEAREST2, _NEAREST3 = "scales", "scales_h, scales_w", "scales_d, scales_h, scales_w"
@@ -38,10 +46,8 @@ ENTRIES = [
     *_upsample("upsample_nearest3d", _NEAREST3),
     *_upsample("_upsample_nearest_exact3d", _NEAREST3),
     D("affine_grid_generator", theta="aten.affine_grid_generator_backward.default(grad, size, align_corners)"),
-    D("grid_sampler_2d", **{"input, grid": "aten.grid_sampler_2d_backward.default(grad, input, grid, "
-                                           "interpolation_mode, padding_mode, align_corners, list(needs))"}),
-    D("grid_sampler_3d", **{"input, grid": "aten.grid_sampler_3d_backward.default(grad, input, grid, "
-                                           "interpolation_mode, padding_mode, align_corners, list(needs))"}),
+    D("grid_sampler_2d", **_grid_sampler("grid_sampler_2d")),
+    D("grid_sampler_3d", **_grid_sampler("grid_sampler_3d")),
     D("channel_shuffle", self="aten.channel_shuffle.default(grad, grad.shape[1] // groups)"),
     D("pixel_shuffle", self="aten.pixel_unshuffle.default(grad, upscale_factor)"),
     D("pixel_unshuffle", self="aten.pixel_shuffle.default(grad, downscale_factor)"),

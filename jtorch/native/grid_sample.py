@@ -117,9 +117,9 @@ def _stencil(grid: Tensor, sizes: Sequence[int], mode: int, padding_mode: int, a
     nd = len(sizes)
     coords = [grid.select(-1, nd - 1 - k) for k in range(nd)]  # D, H, W order
     if mode == BICUBIC:
-        src = [_unnormalize(c, n, align_corners) for c, n in zip(coords, sizes)]
-        base = [s.floor() for s, _ in src]
-        ts = [s - b for (s, _), b in zip(src, base)]
+        unnorm = [_unnormalize(c, n, align_corners) for c, n in zip(coords, sizes)]
+        base = [s.floor() for s, _ in unnorm]
+        ts = [s - b for (s, _), b in zip(unnorm, base)]
         co = [_cubic_coeffs(t) for t in ts]
         dco = [_cubic_coeffs_grad(t) for t in ts] if want_grad else []
         corners = []
@@ -133,7 +133,7 @@ def _stencil(grid: Tensor, sizes: Sequence[int], mode: int, padding_mode: int, a
             w = co[0][j] * co[1][i] * valid
             dws = [dco[0][j] * co[1][i] * valid, co[0][j] * dco[1][i] * valid] if want_grad else []
             corners.append((lin, w, dws))
-        return corners, [m for _, m in src]
+        return corners, [m for _, m in unnorm]
     src = [_source(c, n, padding_mode, align_corners) for c, n in zip(coords, sizes)]
     if mode == NEAREST:
         pos = [s.round().long() for s, _ in src]

@@ -40,7 +40,7 @@ def _area_scale(n_in: int, n_out: int, align_corners: bool, scale: float | None,
 
 
 def _source_index(scale: np.floating, n_out: int, align_corners: bool, cubic: bool, T: type) -> np.ndarray:
-    j = np.arange(n_out).astype(T)
+    j: np.ndarray = np.arange(n_out).astype(T)
     if align_corners:
         return (scale * j).astype(T)
     src = (scale * (j + T(0.5)) - T(0.5)).astype(T)
