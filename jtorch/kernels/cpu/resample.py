@@ -1,0 +1,36 @@
+"""The CPU resampling stub: one dim of a padding or upsampling operator (resample_loops.py has the
+loops and the (A, n, B) view they take)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import resample_loops as _loops
+from .host import numpy_view
+from .threads import parallel_for
+
+_F16 = np.dtype(np.float16)
+
+
+def resample(src: Any, outer: int, inner: int, idx: Any, weights: Any, out: Any, backward: bool) -> None:
+    s = numpy_view(src)
+    o = numpy_view(out)
+    if o.size == 0:
+        return
+    s3 = s.reshape(outer, -1, inner)
+    o3 = o.reshape(outer, -1, inner)
+    if s3.dtype == _F16:  # no float16 arithmetic in Numba: computed in float32 (torch's opmath), rounded once
+        wide = np.empty(o3.shape, np.float32)
+        resample(s3.astype(np.float32), outer, inner, idx, weights, wide, backward)
+        o3[...] = wide
+        return
+    w = np.ones((1, idx.shape[1]), s3.dtype) if weights is None else weights.astype(s3.dtype, copy=False)
+    if backward:
+        parallel_for(_loops.scatter, _loops.scatter_parallel, outer, s3, idx, w, o3,
+                     work=s3.size * idx.shape[0])
+    elif weights is None:
+        parallel_for(_loops.copy, _loops.copy_parallel, outer, s3, idx, w, o3, work=o3.size)
+    else:
+        parallel_for(_loops.gather, _loops.gather_parallel, outer, s3, idx, w, o3,
+                     work=o3.size * idx.shape[0])
