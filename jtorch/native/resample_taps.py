@@ -66,7 +66,7 @@ def _run_direct(b: Any, x: Tensor, dim: int, n_out: int, taps: Sequence[Tap], ba
     outer = math.prod(x._size[:dim])
     inner = math.prod(x._size[dim + 1:])
     idx = np.stack([i for i, _ in taps]).astype(np.int64)
-    w = None if taps[0][1] is None else np.stack([wk for _, wk in taps])
+    w = None if taps[0][1] is None else np.stack([wk for _, wk in taps if wk is not None])
     b.resample(x, outer, inner, idx, w, out, backward)
     return out
 

@@ -13,7 +13,8 @@ import jtorch
 from ...tensor import Tensor
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
-           "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample", "affine_grid"]
+           "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "grid_sample", "affine_grid",
+           "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"]
 
 
 def _aten() -> Any:
@@ -148,8 +149,8 @@ def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     return _aten().native_channel_shuffle.default(input, groups)
 
 
-_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
-_GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. Please "
                   "specify align_corners=True if the old behavior is desired. See the documentation of grid_sample "
                   "for details.")
@@ -157,16 +158,17 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to a
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
-    if mode not in _GRID_MODES:
+    if mode not in GRID_SAMPLE_INTERPOLATION_MODES:
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          f"got: '{mode}'")
-    if padding_mode not in _GRID_PADDINGS:
+    if padding_mode not in GRID_SAMPLE_PADDING_MODES:
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    return jtorch.grid_sampler(input, grid, _GRID_MODES[mode], _GRID_PADDINGS[padding_mode], align_corners)
+    return jtorch.grid_sampler(input, grid, GRID_SAMPLE_INTERPOLATION_MODES[mode],
+                               GRID_SAMPLE_PADDING_MODES[padding_mode], align_corners)
 
 
 def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None) -> Tensor:
