@@ -6,7 +6,8 @@ The kernels are written once over tensors (so they run on every backend and on m
 source coordinates are ATen's (grid_sampler_unnormalize, then the padding mode's clip or
 reflection, each with its derivative, as the *_set_grad helpers compute it), and each corner of
 the interpolation stencil (4 or 8 for bilinear, 1 for nearest, 16 for bicubic) is one gather of
-the flattened input, its out-of-bounds samples weighted 0. The backward scatter-adds the weighted
+the flattened input, its out-of-bounds samples weighted 0; a backend with the grid_sampler_2d
+capability (the CPU's Numba loops) runs 2-d bilinear and nearest sampling itself. The backward scatter-adds the weighted
 gradient into the input and sums the weight derivatives against the sampled values for the grid.
 """
 from __future__ import annotations
@@ -15,8 +16,11 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from .. import dtypes as _dt
+from ..backends import backend
 from ..geometry import shape_str
 from ..scalar import SCALAR_TYPE_NAME
+from ..structured.meta import allocate
 from ..tensor import Tensor
 from .factories import aten
 from .registry import declare
@@ -187,6 +191,14 @@ def _check(input: Tensor, grid: Tensor, interpolation_mode: int, nd: int) -> Non
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
 
 
+def _direct(input: Tensor, nd: int, mode: int) -> Any:
+    """The backend when it samples 2-d bilinear / nearest grids itself (the CPU's loops), else None."""
+    if nd != 2 or mode == BICUBIC or input.dtype not in (_dt.float32, _dt.float64):
+        return None
+    b = backend(input._device.type)
+    return b if b.implements("grid_sampler_2d") else None
+
+
 # ---- the operators ----------------------------------------------------------------------------------------
 def _grid_sampler(nd: int):  # type: ignore[no-untyped-def]
     def forward(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
@@ -197,6 +209,12 @@ def _grid_sampler(nd: int):  # type: ignore[no-untyped-def]
         out_sp = grid._size[1:-1]
         if input._device.type == "meta" or input.numel() == 0 or grid.numel() == 0:
             return aten("zeros")((n, c) + out_sp, dtype=input.dtype, device=input._device)
+        b = _direct(input, nd, interpolation_mode)
+        if b is not None:
+            sampled = allocate((n, c) + out_sp, None, input.dtype, input._device)
+            b.grid_sampler_2d(input.contiguous(), grid.contiguous().view(n, -1, 2), interpolation_mode, padding_mode,
+                              align_corners, sampled.view(n, c, -1))
+            return sampled
         corners, _ = _stencil(grid, sizes, interpolation_mode, padding_mode, align_corners, False)
         flat = input.reshape(n, c, -1)
         out: Tensor | None = None
@@ -213,6 +231,14 @@ def _grid_sampler(nd: int):  # type: ignore[no-untyped-def]
         if input._device.type == "meta":
             return (meta_out(input, input._size) if output_mask[0] else None,
                     meta_out(grid, grid._size) if output_mask[1] else None)
+        b = _direct(input, nd, interpolation_mode)
+        if b is not None:
+            gi = allocate(input._size, None, input.dtype, input._device) if output_mask[0] else None
+            gg = allocate(grid._size, None, grid.dtype, grid._device) if output_mask[1] else None
+            b.grid_sampler_2d_backward(grad_output.contiguous().view(n, c, -1), input.contiguous(),
+                                       grid.contiguous().view(n, -1, 2), interpolation_mode, padding_mode,
+                                       align_corners, gi, None if gg is None else gg.view(n, -1, 2))
+            return gi, gg
         want_grid = bool(output_mask[1]) and interpolation_mode != NEAREST
         corners, mults = _stencil(grid, sizes, interpolation_mode, padding_mode, align_corners, want_grid)
         g = grad_output.reshape(n, c, -1)

@@ -178,6 +178,8 @@ class CPUBackend(Backend):
 
     # ---- resampling along one dim (padding, upsampling) ----
     resample = _lazy("resample", "resample")
+    grid_sampler_2d = _lazy("grid_sample", "grid_sampler_2d")
+    grid_sampler_2d_backward = _lazy("grid_sample", "grid_sampler_2d_backward")
 
     # ---- losses ----
     nll_loss_forward = _lazy("loss", "nll_loss_forward")
