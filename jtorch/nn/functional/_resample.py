@@ -108,7 +108,7 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         return fn(input, output_size, scale_factors)
     if mode == "area" and input.dim() in (3, 4, 5):
         pool = {3: "adaptive_avg_pool1d", 4: "adaptive_avg_pool2d", 5: "adaptive_avg_pool3d"}[input.dim()]
-        return getattr(jtorch.nn.functional, pool)(input, output_size)
+        return getattr(_aten(), pool).default(input, output_size)  # the aten operator F.adaptive_avg_pool* calls
     if mode in _NEEDS and input.dim() in (3, 4, 5):
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_NEEDS[mode]}D input")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
