@@ -218,3 +218,15 @@ def test_linear_align_corners_and_integer_nearest_match_numpy(n_in, n_out, k):
     np.testing.assert_allclose(got, _np_linear_align(x, n_out), rtol=1e-12, atol=1e-12)
     # an integer scale factor repeats each element k times
     np.testing.assert_array_equal(JF.interpolate(jtorch.tensor(x), scale_factor=k).numpy(), np.repeat(x, k, axis=-1))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+def test_interpolate_half_types_match_torch_within_one_rounding(mode, dtype):
+    torch = oracle_torch()
+    x = _x((1, 2, 4, 5), np.float32)
+    rj = JF.interpolate(jtorch.tensor(x).to(getattr(jtorch, dtype)), scale_factor=1.5, mode=mode)
+    rt = torch.nn.functional.interpolate(torch.tensor(x).to(getattr(torch, dtype)), scale_factor=1.5, mode=mode)
+    assert str(rj.dtype).split(".")[-1] == dtype
+    eps = 2.0 ** -10 if dtype == "float16" else 2.0 ** -7  # one rounding of a value below 2 in magnitude
+    np.testing.assert_allclose(rj.float().numpy(), rt.float().numpy(), rtol=eps, atol=2 * eps)

@@ -213,3 +213,14 @@ def test_pad_matches_numpy(nd, mode, data):
         pad += [data.draw(st.integers(0, hi)), data.draw(st.integers(0, hi))]
     x = _x(shape, np.float32)
     np.testing.assert_array_equal(JF.pad(jtorch.tensor(x), pad, mode=mode).numpy(), _np_pad(x, pad, mode))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", MODES)
+def test_pad_half_types_match_torch(mode, dtype):
+    torch = oracle_torch()
+    x = _x((1, 2, 4, 5), np.float32)
+    rj = JF.pad(jtorch.tensor(x).to(getattr(jtorch, dtype)), (1, 2, 1, 1), mode=mode)
+    rt = torch.nn.functional.pad(torch.tensor(x).to(getattr(torch, dtype)), (1, 2, 1, 1), mode=mode)
+    assert str(rj.dtype).split(".")[-1] == dtype
+    np.testing.assert_array_equal(rj.float().numpy(), rt.float().numpy())

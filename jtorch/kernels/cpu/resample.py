@@ -14,17 +14,20 @@ _F16 = np.dtype(np.float16)
 
 
 def resample(src: Any, outer: int, inner: int, idx: Any, weights: Any, out: Any, backward: bool) -> None:
-    s = numpy_view(src)
     o = numpy_view(out)
     if o.size == 0:
         return
-    s3 = s.reshape(outer, -1, inner)
+    s3 = numpy_view(src).reshape(outer, -1, inner)
     o3 = o.reshape(outer, -1, inner)
     if s3.dtype == _F16:  # no float16 arithmetic in Numba: computed in float32 (torch's opmath), rounded once
         wide = np.empty(o3.shape, np.float32)
-        resample(s3.astype(np.float32), outer, inner, idx, weights, wide, backward)
+        _run(s3.astype(np.float32), outer, idx, weights, wide, backward)
         o3[...] = wide
         return
+    _run(s3, outer, idx, weights, o3, backward)
+
+
+def _run(s3: Any, outer: int, idx: Any, weights: Any, o3: Any, backward: bool) -> None:
     w = np.ones((1, idx.shape[1]), s3.dtype) if weights is None else weights.astype(s3.dtype, copy=False)
     if backward:
         parallel_for(_loops.scatter, _loops.scatter_parallel, outer, s3, idx, w, o3,
