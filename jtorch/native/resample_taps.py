@@ -54,7 +54,9 @@ def _direct(x: Tensor, weighted: bool) -> Any:
     if not b.implements("resample"):
         return None
     if weighted or x.dtype is _dt.bfloat16 or x.dtype.is_complex:
-        return b if x.dtype in _DIRECT else None
+        # float16 sums run in float32 on the CPU only; the other loops compute in the element type
+        ok = x.dtype in _DIRECT and (x.dtype is not _dt.float16 or x._device.type == "cpu")
+        return b if ok else None
     return b
 
 

@@ -49,3 +49,19 @@ def test_grid_sample_and_affine_grid(mode):
 def test_shuffles():
     _same(lambda x: F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2) * 2, ((1, 4, 2, 2), None))
     _same(lambda x: F.channel_shuffle(x, 2), ((1, 4, 2), None))
+
+
+@pytest.mark.parametrize("dtype", [jtorch.int32, jtorch.bool, jtorch.float16])
+def test_pad_and_nearest_keep_the_dtype(dtype):
+    x = jtorch.tensor(np.arange(12).reshape(1, 2, 6) % 3).to(dtype)
+    replicate = "constant" if dtype is jtorch.bool else "replicate"  # torch refuses bool replication
+    for fn in (lambda t: F.pad(t, (2, 1), mode=replicate), lambda t: F.pad(t, (1, 2), mode="circular"),
+               lambda t: F.interpolate(t, scale_factor=1.5) if dtype is not jtorch.bool else t):
+        rc, rg = fn(x), fn(x.cuda())
+        assert rg.dtype is rc.dtype and rg.device.type == "cuda"
+        np.testing.assert_array_equal(rg.cpu().numpy(), rc.numpy())
+
+
+def test_the_cuda_backend_resamples_in_one_pass():
+    from jtorch.backends import backend
+    assert backend("cuda").implements("resample")
