@@ -230,3 +230,25 @@ def test_interpolate_half_types_match_torch_within_one_rounding(mode, dtype):
     assert str(rj.dtype).split(".")[-1] == dtype
     eps = 2.0 ** -10 if dtype == "float16" else 2.0 ** -7  # one rounding of a value below 2 in magnitude
     np.testing.assert_allclose(rj.float().numpy(), rt.float().numpy(), rtol=eps, atol=2 * eps)
+
+
+@given(st.sampled_from(["nearest", "nearest-exact", "linear"]), st.integers(1, 9), st.integers(1, 13),
+       st.sampled_from([None, 0.3, 0.7, 1.3, 1.7, 2.5]), st.booleans())
+@settings(max_examples=30, deadline=None, derandomize=True)
+def test_interpolate_sizes_and_scales_match_torch_live(mode, n_in, n_out, scale, align):
+    # live only: the neighbour chosen for each output position, in float32, over many size and scale pairs
+    torch = oracle_torch()
+    x = np.arange(2 * n_in, dtype=np.float32).reshape(1, 2, n_in)
+    kw = dict(size=n_out) if scale is None else dict(scale_factor=scale)
+    if mode == "linear":
+        kw["align_corners"] = align
+    res = []
+    for lib in (jtorch, torch):
+        try:
+            res.append(lib.nn.functional.interpolate(lib.tensor(x), mode=mode, **kw).numpy())
+        except RuntimeError as e:  # a scale that gives no output element: the same error on both sides
+            res.append(str(e))
+    if isinstance(res[1], str):
+        assert res[0] == res[1]
+    else:
+        np.testing.assert_allclose(res[0], res[1], rtol=1e-6, atol=1e-6)

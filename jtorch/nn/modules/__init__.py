@@ -1,5 +1,6 @@
 """The module classes, one file per family (as torch/nn/modules/)."""
 from .activation import *
+from .channelshuffle import *
 from .container import *
 from .conv import *
 from .dropout import *

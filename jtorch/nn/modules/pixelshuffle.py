@@ -1,12 +1,11 @@
-"""PixelShuffle, PixelUnshuffle (torch/nn/modules/pixelshuffle.py) and ChannelShuffle
-(torch/nn/modules/channelshuffle.py)."""
+"""PixelShuffle and PixelUnshuffle (torch/nn/modules/pixelshuffle.py)."""
 from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
+__all__ = ["PixelShuffle", "PixelUnshuffle"]
 
 
 class PixelShuffle(Module):
@@ -31,15 +30,3 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
-
-
-class ChannelShuffle(Module):
-    def __init__(self, groups: int) -> None:
-        super().__init__()
-        self.groups = groups
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.channel_shuffle(input, self.groups)
-
-    def extra_repr(self) -> str:
-        return f"groups={self.groups}"
