@@ -30,10 +30,12 @@ def resample(src: Any, outer: int, inner: int, idx: Any, weights: Any, out: Any,
 def _run(s3: Any, outer: int, idx: Any, weights: Any, o3: Any, backward: bool) -> None:
     w = np.ones((1, idx.shape[1]), s3.dtype) if weights is None else weights.astype(s3.dtype, copy=False)
     if backward:
-        parallel_for(_loops.scatter, _loops.scatter_parallel, outer, s3, idx, w, o3,
-                     work=s3.size * idx.shape[0])
+        kind, work = "scatter", s3.size * idx.shape[0]
     elif weights is None:
-        parallel_for(_loops.copy, _loops.copy_parallel, outer, s3, idx, w, o3, work=o3.size)
+        kind, work = "copy", o3.size
     else:
-        parallel_for(_loops.gather, _loops.gather_parallel, outer, s3, idx, w, o3,
-                     work=o3.size * idx.shape[0])
+        kind, work = "gather", o3.size * idx.shape[0]
+    if s3.shape[2] == 1:  # the last dim: 2-d views
+        kind += "_rows"
+        s3, o3 = s3.reshape(outer, -1), o3.reshape(outer, -1)
+    parallel_for(getattr(_loops, kind), getattr(_loops, kind + "_parallel"), outer, s3, idx, w, o3, work=work)

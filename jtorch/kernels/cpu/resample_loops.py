@@ -67,6 +67,42 @@ def scatter(lo, hi, g, idx, w, out):  # pragma: no cover - compiled
                     out[a, ik, b] += wk * g[a, j, b]
 
 
+# the same loops for the last dim (inner = 1) on 2-d views: 3.5x faster than a 3-d view's loop of one
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def gather_rows(lo, hi, src, idx, w, out):  # pragma: no cover - compiled
+    n_out = out.shape[1]
+    K = idx.shape[0]
+    for a in range(lo, hi):
+        for j in range(n_out):
+            acc = w[0, j] * src[a, idx[0, j]]
+            for k in range(1, K):
+                acc += w[k, j] * src[a, idx[k, j]]
+            out[a, j] = acc
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def copy_rows(lo, hi, src, idx, w, out):  # pragma: no cover - compiled
+    n_out = out.shape[1]
+    for a in range(lo, hi):
+        for j in range(n_out):
+            out[a, j] = src[a, idx[0, j]]
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def scatter_rows(lo, hi, g, idx, w, out):  # pragma: no cover - compiled
+    n_out = g.shape[1]
+    K = idx.shape[0]
+    for a in range(lo, hi):
+        for i in range(out.shape[1]):
+            out[a, i] = 0
+        for j in range(n_out):
+            for k in range(K):
+                out[a, idx[k, j]] += w[k, j] * g[a, j]
+
+
 @enable_package_cache
 @numba.njit(parallel=True, nogil=True, error_model="numpy")
 def gather_parallel(total, nchunks, src, idx, w, out):  # pragma: no cover - compiled
@@ -99,5 +135,41 @@ def scatter_parallel(total, nchunks, g, idx, w, out):  # pragma: no cover - comp
     for c in numba.prange(nchunks):
         t0 = now_ns()
         scatter(c * total // nchunks, (c + 1) * total // nchunks, g, idx, w, out)
+        work[c] = now_ns() - t0
+    return work.min() * nchunks - (now_ns() - t)
+
+
+@enable_package_cache
+@numba.njit(parallel=True, nogil=True, error_model="numpy")
+def gather_rows_parallel(total, nchunks, src, idx, w, out):  # pragma: no cover - compiled
+    t = now_ns()
+    work = np.empty(nchunks, np.int64)
+    for c in numba.prange(nchunks):
+        t0 = now_ns()
+        gather_rows(c * total // nchunks, (c + 1) * total // nchunks, src, idx, w, out)
+        work[c] = now_ns() - t0
+    return work.min() * nchunks - (now_ns() - t)
+
+
+@enable_package_cache
+@numba.njit(parallel=True, nogil=True, error_model="numpy")
+def copy_rows_parallel(total, nchunks, src, idx, w, out):  # pragma: no cover - compiled
+    t = now_ns()
+    work = np.empty(nchunks, np.int64)
+    for c in numba.prange(nchunks):
+        t0 = now_ns()
+        copy_rows(c * total // nchunks, (c + 1) * total // nchunks, src, idx, w, out)
+        work[c] = now_ns() - t0
+    return work.min() * nchunks - (now_ns() - t)
+
+
+@enable_package_cache
+@numba.njit(parallel=True, nogil=True, error_model="numpy")
+def scatter_rows_parallel(total, nchunks, src, idx, w, out):  # pragma: no cover - compiled
+    t = now_ns()
+    work = np.empty(nchunks, np.int64)
+    for c in numba.prange(nchunks):
+        t0 = now_ns()
+        scatter_rows(c * total // nchunks, (c + 1) * total // nchunks, src, idx, w, out)
         work[c] = now_ns() - t0
     return work.min() * nchunks - (now_ns() - t)
