@@ -7,7 +7,8 @@ of GridSampler.h).
     grid_sampler_2d_backward(grad_out, input, grid, mode, padding_mode, align_corners, grad_input, grad_grid)
         grad_input (N, C, H, W) or None, grad_grid (N, Q, 2) or None
 
-The forward is chunked over the N * Q sample points, the backward over N (each n owns its slab of
+The forward computes each sample point's corners and weights once, then runs over the N * C
+planes (each plane's reads stay in cache); the backward is chunked over N (each n owns its slab of
 grad_input, so the sums are deterministic).
 """
 from __future__ import annotations
@@ -74,39 +75,49 @@ def _source(coord, size, padding, align):  # pragma: no cover - compiled; ..._co
 
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
-def forward(lo, hi, inp, grid, mode, padding, align, out):  # pragma: no cover - compiled
-    C, H, W = inp.shape[1], inp.shape[2], inp.shape[3]
-    Q = grid.shape[1]
+def stencil(grid, H, W, mode, padding, align, pos, wts):  # pragma: no cover - compiled
+    """Per sample point: the flat plane offsets of its 4 corners (-1: out of bounds) and their
+    weights (nearest: corner 0 only)."""
+    N, Q = grid.shape[0], grid.shape[1]
+    for n in range(N):
+        for q in range(Q):
+            ix, _ = _source(grid[n, q, 0], W, padding, align)
+            iy, _ = _source(grid[n, q, 1], H, padding, align)
+            if mode == 1:
+                xr = int(np.rint(ix))
+                yr = int(np.rint(iy))
+                pos[n, q, 0] = yr * W + xr if 0 <= xr < W and 0 <= yr < H else -1
+                wts[n, q, 0] = 1.0
+                for k in range(1, 4):
+                    pos[n, q, k] = -1
+                continue
+            x0 = int(math.floor(ix))
+            y0 = int(math.floor(iy))
+            wts[n, q, 0] = (x0 + 1 - ix) * (y0 + 1 - iy)
+            wts[n, q, 1] = (ix - x0) * (y0 + 1 - iy)
+            wts[n, q, 2] = (x0 + 1 - ix) * (iy - y0)
+            wts[n, q, 3] = (ix - x0) * (iy - y0)
+            for k in range(4):
+                xk = x0 + (k & 1)
+                yk = y0 + (k >> 1)
+                pos[n, q, k] = yk * W + xk if 0 <= xk < W and 0 <= yk < H else -1
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def forward(lo, hi, planes, pos, wts, out):  # pragma: no cover - compiled
+    """Chunked over the N * C planes: out[n, c, q] = sum of the in-bounds corners' weighted values."""
+    C, Q = out.shape[1], out.shape[2]
     for r in range(lo, hi):
-        n = r // Q
-        q = r - n * Q
-        ix, _ = _source(grid[n, q, 0], W, padding, align)
-        iy, _ = _source(grid[n, q, 1], H, padding, align)
-        if mode == 1:
-            xr = int(np.rint(ix))
-            yr = int(np.rint(iy))
-            ok = 0 <= xr < W and 0 <= yr < H
-            for c in range(C):
-                out[n, c, q] = inp[n, c, yr, xr] if ok else 0
-            continue
-        x0 = int(math.floor(ix))
-        y0 = int(math.floor(iy))
-        nw = (x0 + 1 - ix) * (y0 + 1 - iy)
-        ne = (ix - x0) * (y0 + 1 - iy)
-        sw = (x0 + 1 - ix) * (iy - y0)
-        se = (ix - x0) * (iy - y0)
-        in_w0, in_w1 = 0 <= x0 < W, 0 <= x0 + 1 < W
-        in_h0, in_h1 = 0 <= y0 < H, 0 <= y0 + 1 < H
-        for c in range(C):
+        n = r // C
+        c = r - n * C
+        plane = planes[n, c]
+        for q in range(Q):
             acc = 0.0
-            if in_h0 and in_w0:
-                acc += inp[n, c, y0, x0] * nw
-            if in_h0 and in_w1:
-                acc += inp[n, c, y0, x0 + 1] * ne
-            if in_h1 and in_w0:
-                acc += inp[n, c, y0 + 1, x0] * sw
-            if in_h1 and in_w1:
-                acc += inp[n, c, y0 + 1, x0 + 1] * se
+            for k in range(4):
+                p = pos[n, q, k]
+                if p >= 0:
+                    acc += plane[p] * wts[n, q, k]
             out[n, c, q] = acc
 
 
@@ -174,12 +185,12 @@ def backward(lo, hi, gout, inp, grid, mode, padding, align, gin, ggrid, want_in,
 
 @enable_package_cache
 @numba.njit(parallel=True, nogil=True, error_model="numpy")
-def forward_parallel(total, nchunks, inp, grid, mode, padding, align, out):  # pragma: no cover - compiled
+def forward_parallel(total, nchunks, planes, pos, wts, out):  # pragma: no cover - compiled
     t = now_ns()
     work = np.empty(nchunks, np.int64)
     for c in numba.prange(nchunks):
         t0 = now_ns()
-        forward(c * total // nchunks, (c + 1) * total // nchunks, inp, grid, mode, padding, align, out)
+        forward(c * total // nchunks, (c + 1) * total // nchunks, planes, pos, wts, out)
         work[c] = now_ns() - t0
     return work.min() * nchunks - (now_ns() - t)
 
@@ -202,8 +213,12 @@ def grid_sampler_2d(inp: Any, grid: Any, mode: int, padding: int, align: bool, o
     x, g, o = numpy_view(inp), numpy_view(grid), numpy_view(out)
     if o.size == 0:
         return
-    n, q = g.shape[0], g.shape[1]
-    parallel_for(forward, forward_parallel, n * q, x, g, mode, padding, align, o, work=o.size * 4)
+    n, c, h, w = x.shape
+    q = g.shape[1]
+    pos = np.empty((n, q, 4), np.int64)
+    wts = np.empty((n, q, 4), np.float64)
+    stencil(g, h, w, mode, padding, align, pos, wts)
+    parallel_for(forward, forward_parallel, n * c, x.reshape(n, c, h * w), pos, wts, o, work=o.size * 4)
 
 
 def grid_sampler_2d_backward(grad_out: Any, inp: Any, grid: Any, mode: int, padding: int, align: bool,
