@@ -8,8 +8,8 @@ of GridSampler.h).
         grad_input (N, C, H, W) or None, grad_grid (N, Q, 2) or None
 
 The forward computes each sample point's corners and weights once, then runs over the N * C
-planes (each plane's reads stay in cache); the backward is chunked over N (each n owns its slab of
-grad_input, so the sums are deterministic).
+planes (each plane's reads stay in cache); the backward writes grad_input likewise plane by plane
+(each plane's sums in order: deterministic) and grad_grid over N, summing over C.
 """
 from __future__ import annotations
 
@@ -75,21 +75,27 @@ def _source(coord, size, padding, align):  # pragma: no cover - compiled; ..._co
 
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
-def stencil(grid, H, W, mode, padding, align, pos, wts):  # pragma: no cover - compiled
-    """Per sample point: the flat plane offsets of its 4 corners (-1: out of bounds) and their
-    weights (nearest: corner 0 only)."""
+def stencil(grid, H, W, mode, padding, align, pos, wts, dwx, dwy, mult):  # pragma: no cover - compiled
+    """Per sample point: the flat plane offsets of its 4 corners (-1: out of bounds), their weights
+    (nearest: corner 0 only), the weights' derivatives with respect to the source x and y, and the
+    source coordinates' derivatives with respect to the grid values (mult)."""
     N, Q = grid.shape[0], grid.shape[1]
     for n in range(N):
         for q in range(Q):
-            ix, _ = _source(grid[n, q, 0], W, padding, align)
-            iy, _ = _source(grid[n, q, 1], H, padding, align)
+            ix, mx = _source(grid[n, q, 0], W, padding, align)
+            iy, my = _source(grid[n, q, 1], H, padding, align)
+            mult[n, q, 0] = mx
+            mult[n, q, 1] = my
             if mode == 1:
                 xr = int(np.rint(ix))
                 yr = int(np.rint(iy))
                 pos[n, q, 0] = yr * W + xr if 0 <= xr < W and 0 <= yr < H else -1
                 wts[n, q, 0] = 1.0
-                for k in range(1, 4):
-                    pos[n, q, k] = -1
+                for k in range(4):
+                    dwx[n, q, k] = 0.0
+                    dwy[n, q, k] = 0.0
+                    if k:
+                        pos[n, q, k] = -1
                 continue
             x0 = int(math.floor(ix))
             y0 = int(math.floor(iy))
@@ -97,6 +103,10 @@ def stencil(grid, H, W, mode, padding, align, pos, wts):  # pragma: no cover - c
             wts[n, q, 1] = (ix - x0) * (y0 + 1 - iy)
             wts[n, q, 2] = (x0 + 1 - ix) * (iy - y0)
             wts[n, q, 3] = (ix - x0) * (iy - y0)
+            dwx[n, q, 0], dwx[n, q, 1] = -(y0 + 1 - iy), y0 + 1 - iy
+            dwx[n, q, 2], dwx[n, q, 3] = -(iy - y0), iy - y0
+            dwy[n, q, 0], dwy[n, q, 1] = -(x0 + 1 - ix), -(ix - x0)
+            dwy[n, q, 2], dwy[n, q, 3] = x0 + 1 - ix, ix - x0
             for k in range(4):
                 xk = x0 + (k & 1)
                 yk = y0 + (k >> 1)
@@ -123,64 +133,44 @@ def forward(lo, hi, planes, pos, wts, out):  # pragma: no cover - compiled
 
 @enable_package_cache
 @numba.njit(nogil=True, error_model="numpy")
-def backward(lo, hi, gout, inp, grid, mode, padding, align, gin, ggrid, want_in, want_grid):  # pragma: no cover
-    C, H, W = inp.shape[1], inp.shape[2], inp.shape[3]
-    Q = grid.shape[1]
-    for n in range(lo, hi):
-        if want_in:
-            gin[n] = 0
+def backward_input(lo, hi, gout, pos, wts, gin):  # pragma: no cover - compiled
+    """Chunked over the N * C planes of grad_input (each owns its plane: deterministic sums)."""
+    C, Q = gout.shape[1], gout.shape[2]
+    for r in range(lo, hi):
+        n = r // C
+        c = r - n * C
+        plane = gin[n, c]
+        for i in range(plane.shape[0]):
+            plane[i] = 0
         for q in range(Q):
-            ix, mx = _source(grid[n, q, 0], W, padding, align)
-            iy, my = _source(grid[n, q, 1], H, padding, align)
-            if mode == 1:
-                xr = int(np.rint(ix))
-                yr = int(np.rint(iy))
-                if want_in and 0 <= xr < W and 0 <= yr < H:
-                    for c in range(C):
-                        gin[n, c, yr, xr] += gout[n, c, q]
-                if want_grid:
-                    ggrid[n, q, 0] = 0
-                    ggrid[n, q, 1] = 0
-                continue
-            x0 = int(math.floor(ix))
-            y0 = int(math.floor(iy))
-            nw = (x0 + 1 - ix) * (y0 + 1 - iy)
-            ne = (ix - x0) * (y0 + 1 - iy)
-            sw = (x0 + 1 - ix) * (iy - y0)
-            se = (ix - x0) * (iy - y0)
-            in_w0, in_w1 = 0 <= x0 < W, 0 <= x0 + 1 < W
-            in_h0, in_h1 = 0 <= y0 < H, 0 <= y0 + 1 < H
-            gix = 0.0
-            giy = 0.0
-            for c in range(C):
+            g = gout[n, c, q]
+            for k in range(4):
+                p = pos[n, q, k]
+                if p >= 0:
+                    plane[p] += wts[n, q, k] * g
+
+
+@enable_package_cache
+@numba.njit(nogil=True, error_model="numpy")
+def backward_grid(lo, hi, gout, planes, pos, dwx, dwy, mult, ggrid):  # pragma: no cover - compiled
+    """Chunked over N: the grid's gradient sums the weight derivatives against the sampled values over C."""
+    C, Q = gout.shape[1], gout.shape[2]
+    for n in range(lo, hi):
+        gx = np.zeros(Q)
+        gy = np.zeros(Q)
+        for c in range(C):
+            plane = planes[n, c]
+            for q in range(Q):
                 g = gout[n, c, q]
-                if in_h0 and in_w0:
-                    if want_in:
-                        gin[n, c, y0, x0] += nw * g
-                    v = inp[n, c, y0, x0]
-                    gix -= v * (y0 + 1 - iy) * g
-                    giy -= v * (x0 + 1 - ix) * g
-                if in_h0 and in_w1:
-                    if want_in:
-                        gin[n, c, y0, x0 + 1] += ne * g
-                    v = inp[n, c, y0, x0 + 1]
-                    gix += v * (y0 + 1 - iy) * g
-                    giy -= v * (ix - x0) * g
-                if in_h1 and in_w0:
-                    if want_in:
-                        gin[n, c, y0 + 1, x0] += sw * g
-                    v = inp[n, c, y0 + 1, x0]
-                    gix -= v * (iy - y0) * g
-                    giy += v * (x0 + 1 - ix) * g
-                if in_h1 and in_w1:
-                    if want_in:
-                        gin[n, c, y0 + 1, x0 + 1] += se * g
-                    v = inp[n, c, y0 + 1, x0 + 1]
-                    gix += v * (iy - y0) * g
-                    giy += v * (ix - x0) * g
-            if want_grid:
-                ggrid[n, q, 0] = mx * gix
-                ggrid[n, q, 1] = my * giy
+                for k in range(4):
+                    p = pos[n, q, k]
+                    if p >= 0:
+                        v = plane[p] * g
+                        gx[q] += v * dwx[n, q, k]
+                        gy[q] += v * dwy[n, q, k]
+        for q in range(Q):
+            ggrid[n, q, 0] = mult[n, q, 0] * gx[q]
+            ggrid[n, q, 1] = mult[n, q, 1] * gy[q]
 
 
 @enable_package_cache
@@ -197,16 +187,34 @@ def forward_parallel(total, nchunks, planes, pos, wts, out):  # pragma: no cover
 
 @enable_package_cache
 @numba.njit(parallel=True, nogil=True, error_model="numpy")
-def backward_parallel(total, nchunks, gout, inp, grid, mode, padding, align, gin, ggrid, want_in,
-                      want_grid):  # pragma: no cover - compiled
+def backward_input_parallel(total, nchunks, gout, pos, wts, gin):  # pragma: no cover - compiled
     t = now_ns()
     work = np.empty(nchunks, np.int64)
     for c in numba.prange(nchunks):
         t0 = now_ns()
-        backward(c * total // nchunks, (c + 1) * total // nchunks, gout, inp, grid, mode, padding, align, gin, ggrid,
-                 want_in, want_grid)
+        backward_input(c * total // nchunks, (c + 1) * total // nchunks, gout, pos, wts, gin)
         work[c] = now_ns() - t0
     return work.min() * nchunks - (now_ns() - t)
+
+
+@enable_package_cache
+@numba.njit(parallel=True, nogil=True, error_model="numpy")
+def backward_grid_parallel(total, nchunks, gout, planes, pos, dwx, dwy, mult, ggrid):  # pragma: no cover
+    t = now_ns()
+    work = np.empty(nchunks, np.int64)
+    for c in numba.prange(nchunks):
+        t0 = now_ns()
+        backward_grid(c * total // nchunks, (c + 1) * total // nchunks, gout, planes, pos, dwx, dwy, mult, ggrid)
+        work[c] = now_ns() - t0
+    return work.min() * nchunks - (now_ns() - t)
+
+
+def _stencil(g: Any, h: int, w: int, mode: int, padding: int, align: bool) -> tuple:
+    n, q = g.shape[0], g.shape[1]
+    arrays = (np.empty((n, q, 4), np.int64), np.empty((n, q, 4)), np.empty((n, q, 4)), np.empty((n, q, 4)),
+              np.empty((n, q, 2)))
+    stencil(g, h, w, mode, padding, align, *arrays)
+    return arrays
 
 
 def grid_sampler_2d(inp: Any, grid: Any, mode: int, padding: int, align: bool, out: Any) -> None:
@@ -214,10 +222,7 @@ def grid_sampler_2d(inp: Any, grid: Any, mode: int, padding: int, align: bool, o
     if o.size == 0:
         return
     n, c, h, w = x.shape
-    q = g.shape[1]
-    pos = np.empty((n, q, 4), np.int64)
-    wts = np.empty((n, q, 4), np.float64)
-    stencil(g, h, w, mode, padding, align, pos, wts)
+    pos, wts, _, _, _ = _stencil(g, h, w, mode, padding, align)
     parallel_for(forward, forward_parallel, n * c, x.reshape(n, c, h * w), pos, wts, o, work=o.size * 4)
 
 
@@ -232,5 +237,11 @@ def grid_sampler_2d_backward(grad_out: Any, inp: Any, grid: Any, mode: int, padd
         if grad_grid is not None:
             ggr[...] = 0
         return
-    parallel_for(backward, backward_parallel, x.shape[0], go, x, g, mode, padding, align, gin, ggr,
-                 grad_input is not None, grad_grid is not None, work=go.size * 8)
+    n, c, h, w = x.shape
+    pos, wts, dwx, dwy, mult = _stencil(g, h, w, mode, padding, align)
+    if grad_input is not None:
+        parallel_for(backward_input, backward_input_parallel, n * c, go, pos, wts, gin.reshape(n, c, h * w),
+                     work=go.size * 4)
+    if grad_grid is not None:
+        parallel_for(backward_grid, backward_grid_parallel, n, go, x.reshape(n, c, h * w), pos, dwx, dwy, mult, ggr,
+                     work=go.size * 4)
