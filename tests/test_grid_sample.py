@@ -177,3 +177,12 @@ def test_identity_grid_samples_the_input_back(h, w, mode):
     grid = JF.affine_grid(theta, [1, 2, h, w], align_corners=True)
     out = JF.grid_sample(jtorch.tensor(x), grid, mode, "zeros", align_corners=True)
     np.testing.assert_allclose(out.numpy(), x, rtol=1e-12, atol=1e-12)
+
+
+@given(st.sampled_from(["bilinear", "nearest", "bicubic"]), st.sampled_from(["zeros", "border", "reflection"]),
+       st.booleans(), st.integers(1, 4), st.integers(1, 4), st.integers(1, 3), st.integers(1, 3), st.integers(0, 99))
+@settings(max_examples=25, deadline=None, derandomize=True)
+def test_grid_sample_shapes_and_options_match_torch_live(mode, padding_mode, align, h, w, ho, wo, seed):
+    # live only: values, input and grid gradients over drawn sizes, options and grids
+    x, g = _x((1, 2, h, w), seed=seed), _x((1, ho, wo, 2), seed=seed + 1, lo=-1.4, hi=1.4)
+    _compare(x, g, lambda T, t, tg: T.nn.functional.grid_sample(t, tg, mode, padding_mode, align), 1e-10)
