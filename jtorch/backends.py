@@ -375,6 +375,27 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
     def adaptive_max_pool2d(self, src: Tensor, out: Tensor, indices: Tensor) -> None:
         raise self._missing("adaptive_max_pool2d")
 
+    # ---- resampling along one dim (padding, upsampling; optional: callers fall back to index_select) ----------
+    def resample(self, src: Tensor, outer: int, inner: int, idx: Any, weights: Any, out: Tensor,
+                 backward: bool) -> None:
+        """src and out contiguous, seen as (outer, n, inner); idx (K, n_out) int64 and weights (K, n_out)
+        or None (K = 1, a copy) are host NumPy arrays. Forward: out[a, j, b] = sum_k weights[k, j] *
+        src[a, idx[k, j], b]. Backward (src is the gradient, n = n_out): out, zeroed, gets
+        weights[k, j] * src[a, j, b] added at idx[k, j]."""
+        raise self._missing("resample")
+
+    def grid_sampler_2d(self, input: Tensor, grid: Tensor, mode: int, padding_mode: int, align_corners: bool,
+                        out: Tensor) -> None:
+        """Bilinear (0) or nearest (1) sampling; input (N, C, H, W), grid (N, Q, 2), out (N, C, Q), all
+        contiguous. Optional: callers fall back to gathers."""
+        raise self._missing("grid_sampler_2d")
+
+    def grid_sampler_2d_backward(self, grad_output: Tensor, input: Tensor, grid: Tensor, mode: int,
+                                 padding_mode: int, align_corners: bool, grad_input: Tensor | None,
+                                 grad_grid: Tensor | None) -> None:
+        """grad_output (N, C, Q); writes whichever of grad_input (N, C, H, W) and grad_grid (N, Q, 2) is given."""
+        raise self._missing("grid_sampler_2d_backward")
+
     # ---- losses: the first out-of-range target, or None when all are valid ----------------------------------
     def nll_loss_forward(self, x: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int,
                          out: Tensor, total_weight: Tensor) -> int | None:
@@ -409,7 +430,8 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
 # operator capability: left out, the base class's method raises MissingKernel.
 OPTIONAL = frozenset({"parallel_chunks", "lazy_init", "elementwise_contiguous", "reduce_contiguous", "cat", "arange",
                       "linspace", "storage_from_numpy", "numpy_view", "from_cuda_array_interface",
-                      "cuda_array_interface", "to_dlpack", "from_dlpack", "histogramdd", "rows"})
+                      "cuda_array_interface", "to_dlpack", "from_dlpack", "histogramdd", "rows", "resample",
+                      "grid_sampler_2d", "grid_sampler_2d_backward"})
 REQUIRED = tuple(n for n, v in vars(Backend).items()
                  if callable(v) and not n.startswith("_") and n not in OPTIONAL
                  and n not in ("implements", "missing"))

@@ -333,12 +333,7 @@ P.update({
 
 # torch records these as one native node (its own kernel and derivatives.yaml entry); jtorch
 # decomposes them into smaller operators, so the graphs differ
-DECOMPOSED = {
-    "F_pad": "ConstantPadNdBackward0", "F_pad_refl": "ReflectionPad1DBackward0",
-    "F_pad_repl": "ReplicationPad1DBackward0", "F_pad_circ": "CopySlices of slices",
-    "F_interp": "UpsampleNearest1DBackward0", "F_interp_lin": "UpsampleLinear1DBackward0",
-    "F_interp_bil": "UpsampleBilinear2DBackward0",
-}
+DECOMPOSED: dict[str, str] = {}
 
 
 def graph(node: Any, depth: int = 0) -> Any:

@@ -20,11 +20,13 @@ from . import (
                derivatives_normalization,
                derivatives_recurrent,
                derivatives_reductions,
+               derivatives_resample,
                derivatives_shape,
 )
 
 DERIVATIVES = [*derivatives_elementwise.ENTRIES, *derivatives_reductions.ENTRIES, *derivatives_shape.ENTRIES,
-               *derivatives_nn_conv.ENTRIES, *derivatives_normalization.ENTRIES, *derivatives_recurrent.ENTRIES]
+               *derivatives_nn_conv.ENTRIES, *derivatives_normalization.ENTRIES, *derivatives_recurrent.ENTRIES,
+               *derivatives_resample.ENTRIES]
 
 NON_DIFFERENTIABLE = frozenset({
     # factories and *_like: new tensors, no history
@@ -37,4 +39,4 @@ NON_DIFFERENTIABLE = frozenset({
     "bucketize", "histc", "equal", "_local_scalar_dense",
 }) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE \
     | derivatives_shape.NON_DIFFERENTIABLE | derivatives_nn_conv.NON_DIFFERENTIABLE \
-    | derivatives_recurrent.NON_DIFFERENTIABLE
+    | derivatives_recurrent.NON_DIFFERENTIABLE | derivatives_resample.NON_DIFFERENTIABLE

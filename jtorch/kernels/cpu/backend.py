@@ -181,6 +181,11 @@ class CPUBackend(Backend):
     adaptive_avg_pool2d_backward = _lazy("pool", "adaptive_avg_pool2d_backward")
     adaptive_max_pool2d = _lazy("pool", "adaptive_max_pool2d")
 
+    # ---- resampling along one dim (padding, upsampling) ----
+    resample = _lazy("resample", "resample")
+    grid_sampler_2d = _lazy("grid_sample", "grid_sampler_2d")
+    grid_sampler_2d_backward = _lazy("grid_sample", "grid_sampler_2d_backward")
+
     # ---- losses ----
     nll_loss_forward = _lazy("loss", "nll_loss_forward")
     nll_loss_backward = _lazy("loss", "nll_loss_backward")

@@ -77,6 +77,8 @@ class CUDABackend(Backend):
     adaptive_avg_pool2d = _lazy("pool", "adaptive_avg_pool2d")
     adaptive_avg_pool2d_backward = _lazy("pool", "adaptive_avg_pool2d_backward")
     adaptive_max_pool2d = _lazy("pool", "adaptive_max_pool2d")
+    # resampling along one dim (padding, upsampling)
+    resample = _lazy("resample", "resample")
     # losses
     nll_loss_forward = _lazy("loss", "nll_loss_forward")
     nll_loss_backward = _lazy("loss", "nll_loss_backward")

@@ -11,3 +11,4 @@ from ._loss_more import *
 from ._loss_pairs import *
 from ._margin_losses import *
 from ._norm import *
+from ._resample import *

@@ -1,17 +1,15 @@
-"""nn.functional: linear, bilinear, embedding, dropout, one_hot, pad, interpolate, normalize,
+"""nn.functional: linear, bilinear, embedding, dropout, one_hot, normalize,
 cosine_similarity, pairwise_distance: composed from jtorch's differentiable operators, so they
 run on every device and their gradients come from the operators' own formulas."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
 
 import jtorch
 
 from ...tensor import Tensor
 
-__all__ = ["linear", "bilinear", "embedding", "dropout", "one_hot", "pad", "interpolate", "normalize",
+__all__ = ["linear", "bilinear", "embedding", "dropout", "one_hot", "normalize",
            "cosine_similarity", "pairwise_distance"]
 
 
@@ -111,169 +109,6 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             raise RuntimeError("Class values must be smaller than num_classes.")
     classes = jtorch.arange(num_classes, device=tensor.device)
     return (tensor.unsqueeze(-1) == classes).long()
-
-
-# ---- pad --------------------------------------------------------------------------------------
-_PAD_COMBINATIONS = ("Supported combinations for non-constant padding:\n"
-                     "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-                     "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-                     "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-
-
-def _pad_index(n: int, left: int, right: int, mode: str) -> list[int]:
-    """Source positions along one dim for reflect / replicate / circular padding."""
-    out = []
-    for j in range(-left, n + right):
-        if mode == "reflect":
-            period = 2 * (n - 1)
-            k = j % period if period else 0
-            out.append(k if k < n else period - k)
-        elif mode == "replicate":
-            out.append(min(max(j, 0), n - 1))
-        else:  # circular
-            out.append(j % n)
-    return out
-
-
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
-    if len(pad) % 2 != 0:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.dim():
-        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
-                           f"padding length {len(pad)} and input of dimension {input.dim()}")
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if mode != "constant":
-        if value is not None and value != 0:
-            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
-        k = len(pad) // 2
-        if not (k in (1, 2, 3) and input.dim() in (k + 1, k + 2)):
-            raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
-                                      + _PAD_COMBINATIONS)
-    out = input
-    for i in range(len(pad) // 2):
-        d = input.dim() - 1 - i
-        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
-        n = out.size(d)
-        if mode == "constant":
-            out = _constant_pad_dim(out, d, left, right, 0.0 if value is None else value)
-            continue
-        if mode == "reflect" and (left >= input.size(d) or right >= input.size(d)):
-            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
-                               f"dimension, but got: padding ({left}, {right}) at dimension {d} of input "
-                               f"{list(input.shape)}")
-        if mode == "circular" and (left > n or right > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if left < 0 or right < 0:  # negative padding crops first
-            out = out.narrow(d, max(-left, 0), n - max(-left, 0) - max(-right, 0))
-            n = out.size(d)
-            left, right = max(left, 0), max(right, 0)
-        idx = jtorch.tensor(_pad_index(n, left, right, mode), dtype=jtorch.int64, device=input.device)
-        out = out.index_select(d, idx)
-    return out
-
-
-def _constant_pad_dim(x: Tensor, d: int, left: int, right: int, value: float) -> Tensor:
-    # negative padding crops first, one side at a time (ATen's constant_pad_nd, with narrow's errors)
-    if left < 0:
-        x = x.narrow(d, -left, x.size(d) + left)
-        left = 0
-    if right < 0:
-        x = x.narrow(d, 0, x.size(d) + right)
-        right = 0
-    parts = []
-    shape = list(x.shape)
-    if left:
-        shape[d] = left
-        parts.append(jtorch.full(shape, value, dtype=x.dtype, device=x.device))
-    parts.append(x)
-    if right:
-        shape[d] = right
-        parts.append(jtorch.full(shape, value, dtype=x.dtype, device=x.device))
-    return jtorch.cat(parts, d) if len(parts) > 1 else x
-
-
-# ---- interpolate ------------------------------------------------------------------------------
-def _source_index(out_size: int, in_size: int, scale: float | None, mode: str, align_corners: bool) -> list[float]:
-    """ATen's area_pixel_compute_source_index / nearest_idx for every output position."""
-    if mode == "nearest":
-        s = in_size / out_size if scale is None else 1.0 / scale
-        return [min(int(math.floor(j * s)), in_size - 1) for j in range(out_size)]
-    if align_corners:
-        s = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
-        return [s * j for j in range(out_size)]
-    s = in_size / out_size if scale is None else 1.0 / scale
-    return [max(s * (j + 0.5) - 0.5, 0.0) for j in range(out_size)]
-
-
-def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
-                antialias: bool = False) -> Tensor:
-    if mode in ("nearest", "area", "nearest-exact"):
-        if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: "
-                             "linear | bilinear | bicubic | trilinear")
-    elif align_corners is None:
-        align_corners = False
-    dim = input.dim() - 2
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
-    if size is not None:
-        if isinstance(size, (list, tuple)):
-            if len(size) != dim:
-                raise ValueError("Input and output must have the same number of spatial dimensions, but got input "
-                                 f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
-                                 "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
-                                 "(o1, o2, ...,oK) format.")
-            output_size = [int(s) for s in size]
-        else:
-            output_size = [int(size)] * dim
-        scales: list[float | None] = [None] * dim
-    elif scale_factor is not None:
-        if isinstance(scale_factor, (list, tuple)):
-            if len(scale_factor) != dim:
-                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
-                                 f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
-                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                                 "scale_factor in (s1, s2, ...,sK) format.")
-            scale_list = [float(s) for s in scale_factor]
-        else:
-            scale_list = [float(scale_factor)] * dim
-        output_size = [int(math.floor(input.size(i + 2) * s)) for i, s in enumerate(scale_list)]
-        scales = [None] * dim if recompute_scale_factor else list(scale_list)
-    else:
-        raise ValueError("either size or scale_factor should be defined")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported by jtorch")
-    expected = {"nearest": None, "linear": 1, "bilinear": 2, "trilinear": 3}
-    if mode not in expected:
-        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by jtorch (nearest, linear, "
-                                  "bilinear, trilinear are)")
-    want = expected[mode]
-    if want is not None and dim != want:
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want + 2}D input")
-    if dim < 1:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) "
-                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
-                                  f"area | nearest-exact (got {mode})")
-    out = input
-    for i in range(dim):  # separable: one 1-d resampling per spatial dim
-        d = i + 2
-        n_in, n_out = input.size(d), output_size[i]
-        src = _source_index(n_out, n_in, scales[i], mode, bool(align_corners))
-        if mode == "nearest":
-            out = out.index_select(d, jtorch.tensor(src, dtype=jtorch.int64, device=input.device))
-            continue
-        i0 = [min(int(math.floor(s)), n_in - 1) for s in src]
-        i1 = [min(a + 1, n_in - 1) for a in i0]
-        lam = [s - a for s, a in zip(src, i0)]
-        view = [1] * out.dim()
-        view[d] = n_out
-        w1 = jtorch.tensor(lam, dtype=input.dtype, device=input.device).reshape(view)
-        x0 = out.index_select(d, jtorch.tensor(i0, dtype=jtorch.int64, device=input.device))
-        x1 = out.index_select(d, jtorch.tensor(i1, dtype=jtorch.int64, device=input.device))
-        out = x0 + (x1 - x0) * w1
-    return out
 
 
 # ---- norms and distances ------------------------------------------------------------------------
