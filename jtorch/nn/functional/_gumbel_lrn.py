@@ -8,7 +8,7 @@ import jtorch
 
 from ...tensor import Tensor
 from ._conv import avg_pool2d
-from ._linear import pad
+from ._resample import pad
 
 __all__ = ["gumbel_softmax", "local_response_norm"]
 
