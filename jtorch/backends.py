@@ -336,7 +336,8 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
 
     # ---- convolution and pooling: contiguous (N, C, H, W) tensors ----------------------------------------------
     def im2col(self, src: Tensor, kernel: Pair, dilation: Pair, padding: Pair, stride: Pair, out: Tensor) -> None:
-        """(N, C, H, W) -> (N, C*kh*kw, L) columns."""
+        """(N, C, H, W) -> (N, C*kh*kw, L) columns.
+        Three spatial dims too: (N, C, D, H, W) with triples -> (N, C*kd*kh*kw, L) (torch's vol2col)."""
         raise self._missing("im2col")
 
     def col2im(self, src: Tensor, kernel: Pair, dilation: Pair, padding: Pair, stride: Pair, out: Tensor) -> None:
