@@ -370,6 +370,32 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
     def adaptive_max_pool2d(self, src: Tensor, out: Tensor, indices: Tensor) -> None:
         raise self._missing("adaptive_max_pool2d")
 
+    # 3-d pooling: contiguous (N, C, D, H, W) tensors, triples; indices flat per (D, H, W) volume
+    def max_pool3d(self, src: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, out: Tensor,
+                   indices: Tensor) -> None:
+        raise self._missing("max_pool3d")
+
+    def max_pool3d_backward(self, grad_output: Tensor, indices: Tensor, grad_input: Tensor) -> None:
+        """Also adaptive_max_pool3d's backward."""
+        raise self._missing("max_pool3d_backward")
+
+    def avg_pool3d(self, src: Tensor, kernel: tuple, stride: tuple, padding: tuple, count_include_pad: bool,
+                   divisor_override: int, out: Tensor) -> None:
+        raise self._missing("avg_pool3d")
+
+    def avg_pool3d_backward(self, grad_output: Tensor, kernel: tuple, stride: tuple, padding: tuple,
+                            count_include_pad: bool, divisor_override: int, grad_input: Tensor) -> None:
+        raise self._missing("avg_pool3d_backward")
+
+    def adaptive_avg_pool3d(self, src: Tensor, out: Tensor) -> None:
+        raise self._missing("adaptive_avg_pool3d")
+
+    def adaptive_avg_pool3d_backward(self, grad_output: Tensor, grad_input: Tensor) -> None:
+        raise self._missing("adaptive_avg_pool3d_backward")
+
+    def adaptive_max_pool3d(self, src: Tensor, out: Tensor, indices: Tensor) -> None:
+        raise self._missing("adaptive_max_pool3d")
+
     # ---- losses: the first out-of-range target, or None when all are valid ----------------------------------
     def nll_loss_forward(self, x: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int,
                          out: Tensor, total_weight: Tensor) -> int | None:

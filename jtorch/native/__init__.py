@@ -30,6 +30,7 @@ from . import (
     pair_losses,
     pointwise_losses,
     pooling,
+    pooling_3d,
     properties,
     python_indexing,
     python_methods,
@@ -53,5 +54,6 @@ from . import (
     tensor_properties,
     tensor_types,
     unary,
+    unpooling,
     views,
 )
