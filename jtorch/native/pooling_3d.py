@@ -167,12 +167,12 @@ def _adaptive_avg_pool3d(self: Tensor, output_size: Sequence[int]) -> Tensor:
         raise RuntimeError("adaptive_avg_pool3d: output_size must be 1 or 3")
     osz = (output_size[0], output_size[-2 if len(output_size) == 3 else 0], output_size[-1])
     nd = self.dim()
-    for i in (-3, -2, -1):
-        if nd < 3 or self._size[i] <= 0:
-            raise RuntimeError("adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, "
-                               f"but input has sizes {shape_str(self._size)} with dimension {i + nd} being empty")
     if nd not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {shape_str(self._size)}")
+    for i in (-3, -2, -1):
+        if self._size[i] <= 0:
+            raise RuntimeError("adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, "
+                               f"but input has sizes {shape_str(self._size)} with dimension {i + nd} being empty")
     out = allocate(self._size[:-3] + osz, None, self.dtype, self._device)
     if self._device.type != "meta" and out.numel():
         _backend_of(self).adaptive_avg_pool3d(_contiguous(_5d(self)), _5d(out))
