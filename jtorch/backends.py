@@ -43,6 +43,7 @@ Iterator = Any        # a built jtorch.structured.tensor_iterator.TensorIterator
 ScalarFn = Callable[..., Any]  # an operator's scalar definition (jtorch/kernels/scalar_*.py)
 Runner = Callable[[Tensor, list[Tensor], DType, tuple[Any, ...], int], None]
 Pair = tuple[int, int]
+Triple = tuple[int, int, int]  # one value per spatial dim of a volume
 
 
 class MissingKernel(NotImplementedError):
@@ -371,7 +372,7 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
         raise self._missing("adaptive_max_pool2d")
 
     # 3-d pooling: contiguous (N, C, D, H, W) tensors, triples; indices flat per (D, H, W) volume
-    def max_pool3d(self, src: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, out: Tensor,
+    def max_pool3d(self, src: Tensor, kernel: Triple, stride: Triple, padding: Triple, dilation: Triple, out: Tensor,
                    indices: Tensor) -> None:
         raise self._missing("max_pool3d")
 
@@ -379,11 +380,11 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
         """Also adaptive_max_pool3d's backward."""
         raise self._missing("max_pool3d_backward")
 
-    def avg_pool3d(self, src: Tensor, kernel: tuple, stride: tuple, padding: tuple, count_include_pad: bool,
+    def avg_pool3d(self, src: Tensor, kernel: Triple, stride: Triple, padding: Triple, count_include_pad: bool,
                    divisor_override: int, out: Tensor) -> None:
         raise self._missing("avg_pool3d")
 
-    def avg_pool3d_backward(self, grad_output: Tensor, kernel: tuple, stride: tuple, padding: tuple,
+    def avg_pool3d_backward(self, grad_output: Tensor, kernel: Triple, stride: Triple, padding: Triple,
                             count_include_pad: bool, divisor_override: int, grad_input: Tensor) -> None:
         raise self._missing("avg_pool3d_backward")
 

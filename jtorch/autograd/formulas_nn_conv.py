@@ -88,7 +88,7 @@ def _convolution_backward_by_convolutions(aten: Any, grad: Any, input: Any, weig
             gi = aten.convolution.default(grad, weight, None, s, p, d, True, opad, g)
         else:
             gi = aten.convolution.default(grad, weight, None, s, p, d, False, [0] * nd, g)
-            gi = gi[(slice(None), slice(None), *(slice(0, v) for v in sp))]
+            gi = gi[(slice(None), slice(None)) + tuple(slice(0, v) for v in sp)]
     if needs[1]:
         # a (B, G*R, *S) "input" (R reduced over, the batch) against a (G*Q, R, *T) "weight"
         a, b = (input, grad) if not transposed else (grad, input)
@@ -96,7 +96,7 @@ def _convolution_backward_by_convolutions(aten: Any, grad: Any, input: Any, weig
         a2 = a.reshape(n, g, ca, *a.shape[2:]).permute(2, 1, 0, *range(3, 3 + nd)).reshape(ca, g * n, *a.shape[2:])
         b2 = b.reshape(n, g, cb, *b.shape[2:]).permute(1, 2, 0, *range(3, 3 + nd)).reshape(g * cb, n, *b.shape[2:])
         r = aten.convolution.default(a2, b2, None, d, p, s, False, [0] * nd, g)  # (ca, G*cb, *>=K)
-        r = r[(slice(None), slice(None), *(slice(0, v) for v in k))]
+        r = r[(slice(None), slice(None)) + tuple(slice(0, v) for v in k)]
         # (G, cb, ca, *K): a direct weight's (G*Og, Cg, *K), a transposed one's (G*Cg, Og, *K)
         gw = r.reshape(ca, g, cb, *k).permute(1, 2, 0, *range(3, 3 + nd)).reshape(weight.shape)
     return gi, gw, gb

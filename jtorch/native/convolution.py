@@ -289,7 +289,7 @@ def col2im_transposed(cols: Tensor, in_hw: tuple, out_hw: tuple, k: tuple, d: tu
     out = full.new_zeros((n, c, *out_hw))
     keep = [min(out_hw[i], full_hw[i] - p[i]) for i in range(nd)]
     src = (slice(None), slice(None), *(slice(p[i], p[i] + keep[i]) for i in range(nd)))
-    out[(slice(None), slice(None), *(slice(0, v) for v in keep))] = full[src]  # below autograd: a plain copy
+    out[(slice(None), slice(None)) + tuple(slice(0, v) for v in keep)] = full[src]  # below autograd: a plain copy
     return out
 
 

@@ -22,10 +22,11 @@ def _5d(t: Tensor) -> Tensor:
     return t if t.dim() == 5 else t.unsqueeze(0)
 
 
-def _triple(name: str, what: str, v: Any, allow_empty: bool = False) -> tuple | None:
+def _triple(name: str, what: str, v: Any, allow_empty: bool = False) -> tuple:
+    """An int[3] argument as a triple; () for an omitted (empty) stride."""
     v = _lst(v)
     if allow_empty and not v:
-        return None
+        return ()
     if len(v) not in (1, 3):
         raise RuntimeError(f"{name}: {what}")
     return (v[0], v[-2 if len(v) == 3 else 0], v[-1])
@@ -72,7 +73,6 @@ def _max_params(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int],
                 True) or k
     p = _triple("max_pool3d", "padding must either be a single int, or a tuple of three ints", padding)
     d = _triple("max_pool3d", "dilation must be either a single int, or a tuple of three ints", dilation)
-    assert k is not None and p is not None and d is not None
     if self.dim() not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     osz = tuple(pooling_output_shape(self._size[-3 + i], k[i], p[i], s[i], d[i], ceil_mode) for i in range(3))
@@ -121,7 +121,6 @@ def _avg_params(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int],
     k = _triple("avg_pool3d", "kernel_size must be a single int, or a tuple of three ints", kernel_size)
     s = _triple("avg_pool3d", "stride must be omitted, a single int, or a tuple of three ints", stride, True) or k
     p = _triple("avg_pool3d", "padding must be a single int, or a tuple of three ints", padding)
-    assert k is not None and p is not None
     if self.dim() not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     if divisor_override is not None and divisor_override == 0:
