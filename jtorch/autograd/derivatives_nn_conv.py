@@ -68,6 +68,14 @@ ENTRIES = [
       self="grad.new_zeros(self.shape)"),
     D("max_unpool2d", self="max_pool_double_backward(grad, indices, 2)"),
     D("max_unpool3d", self="max_pool_double_backward(grad, indices, 3)"),
+    D("fractional_max_pool2d", self="aten.fractional_max_pool2d_backward.default(grad, self, kernel_size, "
+                                    "output_size, result1)", output_differentiability=_VALUES_ONLY),
+    D("fractional_max_pool2d_backward", grad_output="max_pool_double_backward(grad, indices, 2)",
+      self="grad.new_zeros(self.shape)"),
+    D("fractional_max_pool3d", self="aten.fractional_max_pool3d_backward.default(grad, self, kernel_size, "
+                                    "output_size, result1)", output_differentiability=_VALUES_ONLY),
+    D("fractional_max_pool3d_backward", grad_output="max_pool_double_backward(grad, indices, 3)",
+      self="grad.new_zeros(self.shape)"),
     # the pointwise losses (jtorch/native/pointwise_losses.py)
     D("binary_cross_entropy", self="binary_cross_entropy_backward(grad, self, target, weight, reduction)",
       target="binary_cross_entropy_target_backward(grad, self, target, weight, reduction)"),

@@ -14,6 +14,7 @@ from . import (
     covariance,
     einsum,
     factories,
+    fractional_pooling,
     fused_optim,
     gradient,
     grids,

@@ -1,7 +1,7 @@
 """nn.functional: 3-d pooling, adaptive max pooling over 1 and 3 dims, max unpooling and power-average
 (LP) pooling (torch/nn/functional.py's front ends): argument normalisation and the choice of
 operator, as torch's; kernels, checks and gradients live with the operators
-(jtorch/native/pooling_3d.py, pooling.py, unpooling.py). lp_pool* are torch's Python composites.
+(jtorch/native/pooling_3d.py, pooling.py, unpooling.py, fractional_pooling.py). lp_pool* are torch's Python composites.
 """
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from ._conv import _adaptive_size, _list, _stride, avg_pool1d, avg_pool2d, max_p
 
 __all__ = ["max_pool3d", "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices",
-           "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d"]
+           "max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+           "fractional_max_pool3d_with_indices"]
 
 _IntOrTuple = Any  # int or a tuple of ints
 
@@ -147,3 +149,45 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False) -> Tensor:
     return _lp(input, norm_type, kernel_size, stride, ceil_mode, 3, max_pool3d, avg_pool3d)
+
+
+# ---- fractional max pooling -----------------------------------------------------------------------
+def _fractional(input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any, samples: Tensor | None,
+                nd: int) -> tuple:
+    name = f"fractional_max_pool{nd}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if nd == 2 and len(output_ratio) > 2:  # torch's: a bare float ratio is a TypeError here
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = [output_ratio] * nd if isinstance(output_ratio, (int, float)) else list(output_ratio)
+        output_size = [int(input.size(-nd + i) * ratio[i]) for i in range(nd)]
+    if samples is None:
+        n_batch = 1 if input.dim() == nd + 1 else input.size(0)
+        samples = jtorch.rand(n_batch, input.size(-nd - 1), nd, dtype=input.dtype, device=input.device)
+    op = getattr(_aten(), name).default
+    return op(input, _list(kernel_size, nd), _list(output_size, nd), samples)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple:
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                          return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:
+    out = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple:
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                          return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:
+    out = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+    return out if return_indices else out[0]

@@ -1,5 +1,5 @@
 """MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d,
-LPPool1d/2d/3d (torch/nn/modules/pooling.py), with torch's stored arguments and reprs."""
+LPPool1d/2d/3d, FractionalMaxPool2d/3d (torch/nn/modules/pooling.py), with torch's stored arguments and reprs."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,7 +10,8 @@ from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d"]
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -216,3 +217,39 @@ class LPPool2d(_LPPoolNd):
 class LPPool3d(_LPPoolNd):
     def forward(self, input: Tensor) -> Tensor:
         return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _FractionalMaxPoolNd(Module):
+    _n = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        n, cls = self._n, type(self).__name__
+        if n == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0)
+                       or (isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _tuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _tuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _tuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{cls} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        f = F.fractional_max_pool2d if self._n == 2 else F.fractional_max_pool3d
+        return f(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                 _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _n = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _n = 3
