@@ -57,3 +57,12 @@ def test_meta_free_shapes_on_cuda():
     x = jtorch.zeros(1, 2, 3, 3, 3, device="cuda")
     assert tuple(F.max_pool3d(x, 2, 1).shape) == (1, 2, 2, 2, 2)
     assert F.avg_pool3d(x, 3).device.type == "cuda"
+
+
+def test_fractional_max_pool():
+    s2 = jtorch.tensor(np.random.default_rng(3).random((1, 2, 2)), dtype=jtorch.float32)
+    s3 = jtorch.tensor(np.random.default_rng(4).random((1, 1, 3)), dtype=jtorch.float32)
+    _same(lambda x: F.fractional_max_pool2d(x, 2, (3, 2), return_indices=True,
+                                            _random_samples=s2.to(x.device)), (1, 2, 5, 4))
+    _same(lambda x: F.fractional_max_pool3d(x, 2, (2, 2, 1), return_indices=True,
+                                            _random_samples=s3.to(x.device)), (1, 1, 4, 4, 3))
