@@ -244,3 +244,20 @@ def test_meta_tensors_give_torch_shapes():
                 F.adaptive_max_pool1d(lib.empty(2, 3, 9, device="meta"), 4)]
         got.append([(str(o.device), tuple(o.shape), str(o.dtype).split(".")[-1]) for o in outs])
     assert got[0] == got[1]
+
+
+def test_bfloat16_matches_torch():
+    """bfloat16 through float32 copies: max pooling picks exact elements; torch's CPU has no
+    bfloat16 avg_pool3d, and says so."""
+    torch = oracle_torch()
+    x = _input((1, 2, 5, 6, 5), np.float32, 8)
+    for name, args in (("max_pool3d", (2, 1, 1)), ("adaptive_max_pool3d", ((3, 2, 4),))):
+        t = getattr(torch.nn.functional, name)(torch.tensor(x).to(torch.bfloat16), *args)
+        j = getattr(JF, name)(jtorch.tensor(x).to(jtorch.bfloat16), *args)
+        assert j.dtype == jtorch.bfloat16
+        np.testing.assert_array_equal(j.float().numpy(), t.float().numpy())
+    with pytest.raises(RuntimeError) as te:
+        torch.nn.functional.avg_pool3d(torch.tensor(x).to(torch.bfloat16), 2)
+    with pytest.raises(RuntimeError, match="not implemented for 'BFloat16'") as je:
+        JF.avg_pool3d(jtorch.tensor(x).to(jtorch.bfloat16), 2)
+    assert str(je.value) == str(te.value)

@@ -122,6 +122,8 @@ declare("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] d
 def vol2col(x: Tensor, k: tuple, d: tuple, p: tuple, s: tuple) -> Tensor:
     """(N, C, D, H, W) -> (N, C*kd*kh*kw, od*oh*ow) columns: im2col over three spatial dims, below
     autograd (torch's vol2col, inside its slow_conv3d)."""
+    if x.dtype is _dt.bfloat16:  # the kernel has no bfloat16: a copy through float32 is exact
+        return vol2col(x.float(), k, d, p, s).to(_dt.bfloat16)
     ob = blocks(x._size[2:], k, d, p, s)
     out = allocate((x._size[0], x._size[1] * k[0] * k[1] * k[2], ob[0] * ob[1] * ob[2]), None, x.dtype, x._device)
     if x._device.type != "meta":
@@ -131,6 +133,8 @@ def vol2col(x: Tensor, k: tuple, d: tuple, p: tuple, s: tuple) -> Tensor:
 
 def col2vol(cols: Tensor, size: Sequence[int], k: tuple, d: tuple, p: tuple, s: tuple) -> Tensor:
     """vol2col's adjoint: (N, C*kd*kh*kw, L) columns summed into an (N, C, *size) volume."""
+    if cols.dtype is _dt.bfloat16:  # sums in float32 (torch's opmath), rounded once
+        return col2vol(cols.float(), size, k, d, p, s).to(_dt.bfloat16)
     out = allocate((cols._size[0], cols._size[1] // (k[0] * k[1] * k[2]), *size), None, cols.dtype, cols._device)
     if cols._device.type != "meta":
         _backend_of(cols).col2im(_contiguous(cols), k, d, p, s, out)

@@ -134,6 +134,8 @@ def _avg_pool3d(self: Tensor, kernel_size: Sequence[int], stride: Sequence[int] 
                 ceil_mode: bool = False, count_include_pad: bool = True,
                 divisor_override: int | None = None) -> Tensor:
     k, s, p, osz = _avg_params(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    if self.dtype is _dt.bfloat16 and self._device.type == "cpu":  # as torch's CPU kernel
+        raise RuntimeError("\"avg_pool3d_out_frame\" not implemented for 'BFloat16'")
     out = allocate(self._size[:-3] + osz, None, self.dtype, self._device)
     if self._device.type != "meta" and out.numel():
         _backend_of(self).avg_pool3d(_contiguous(_5d(self)), k, s, p, bool(count_include_pad), divisor_override or 0,
