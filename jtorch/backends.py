@@ -43,6 +43,7 @@ Iterator = Any        # a built jtorch.structured.tensor_iterator.TensorIterator
 ScalarFn = Callable[..., Any]  # an operator's scalar definition (jtorch/kernels/scalar_*.py)
 Runner = Callable[[Tensor, list[Tensor], DType, tuple[Any, ...], int], None]
 Pair = tuple[int, int]
+Triple = tuple[int, int, int]  # one value per spatial dim of a volume
 
 
 class MissingKernel(NotImplementedError):
@@ -342,7 +343,8 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
 
     # ---- convolution and pooling: contiguous (N, C, H, W) tensors ----------------------------------------------
     def im2col(self, src: Tensor, kernel: Pair, dilation: Pair, padding: Pair, stride: Pair, out: Tensor) -> None:
-        """(N, C, H, W) -> (N, C*kh*kw, L) columns."""
+        """(N, C, H, W) -> (N, C*kh*kw, L) columns.
+        Three spatial dims too: (N, C, D, H, W) with triples -> (N, C*kd*kh*kw, L) (torch's vol2col)."""
         raise self._missing("im2col")
 
     def col2im(self, src: Tensor, kernel: Pair, dilation: Pair, padding: Pair, stride: Pair, out: Tensor) -> None:
@@ -395,6 +397,31 @@ class Backend(ABC):  # noqa: B024 - every method has a default: a backend implem
                                  grad_grid: Tensor | None) -> None:
         """grad_output (N, C, Q); writes whichever of grad_input (N, C, H, W) and grad_grid (N, Q, 2) is given."""
         raise self._missing("grid_sampler_2d_backward")
+    # 3-d pooling: contiguous (N, C, D, H, W) tensors, triples; indices flat per (D, H, W) volume
+    def max_pool3d(self, src: Tensor, kernel: Triple, stride: Triple, padding: Triple, dilation: Triple, out: Tensor,
+                   indices: Tensor) -> None:
+        raise self._missing("max_pool3d")
+
+    def max_pool3d_backward(self, grad_output: Tensor, indices: Tensor, grad_input: Tensor) -> None:
+        """Also adaptive_max_pool3d's backward."""
+        raise self._missing("max_pool3d_backward")
+
+    def avg_pool3d(self, src: Tensor, kernel: Triple, stride: Triple, padding: Triple, count_include_pad: bool,
+                   divisor_override: int, out: Tensor) -> None:
+        raise self._missing("avg_pool3d")
+
+    def avg_pool3d_backward(self, grad_output: Tensor, kernel: Triple, stride: Triple, padding: Triple,
+                            count_include_pad: bool, divisor_override: int, grad_input: Tensor) -> None:
+        raise self._missing("avg_pool3d_backward")
+
+    def adaptive_avg_pool3d(self, src: Tensor, out: Tensor) -> None:
+        raise self._missing("adaptive_avg_pool3d")
+
+    def adaptive_avg_pool3d_backward(self, grad_output: Tensor, grad_input: Tensor) -> None:
+        raise self._missing("adaptive_avg_pool3d_backward")
+
+    def adaptive_max_pool3d(self, src: Tensor, out: Tensor, indices: Tensor) -> None:
+        raise self._missing("adaptive_max_pool3d")
 
     # ---- losses: the first out-of-range target, or None when all are valid ----------------------------------
     def nll_loss_forward(self, x: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int,

@@ -46,6 +46,36 @@ ENTRIES = [
       self="grad.new_zeros(self.shape)"),
     D("max_pool2d_with_indices_backward", grad_output="max_pool_double_backward(grad, indices, 2)",
       self="grad.new_zeros(self.shape)"),
+    # 3-d pooling (jtorch/native/pooling_3d.py)
+    D("max_pool3d_with_indices", self="aten.max_pool3d_with_indices_backward.default(grad, self, kernel_size, stride, "
+                                      "padding, dilation, ceil_mode, result1)",
+      output_differentiability=_VALUES_ONLY),
+    D("max_pool3d_with_indices_backward", grad_output="max_pool_double_backward(grad, indices, 3)",
+      self="grad.new_zeros(self.shape)"),
+    D("avg_pool3d", self="aten.avg_pool3d_backward.default(grad, self, kernel_size, stride, padding, ceil_mode, "
+                         "count_include_pad, divisor_override)"),
+    D("avg_pool3d_backward", grad_output="aten.avg_pool3d.default(grad, kernel_size, stride, padding, ceil_mode, "
+                                         "count_include_pad, divisor_override)",
+      self="grad.new_zeros(self.shape)"),
+    D("_adaptive_avg_pool3d", self="aten._adaptive_avg_pool3d_backward.default(grad, self)"),
+    D("_adaptive_avg_pool3d_backward",
+      grad_output="aten._adaptive_avg_pool3d.default(grad, [grad_output.shape[-3], grad_output.shape[-2], "
+                  "grad_output.shape[-1]])",
+      self="grad.new_zeros(self.shape)"),
+    D("adaptive_max_pool3d", self="aten.adaptive_max_pool3d_backward.default(grad, self, result1)",
+      output_differentiability=_VALUES_ONLY),
+    D("adaptive_max_pool3d_backward", grad_output="max_pool_double_backward(grad, indices, 3)",
+      self="grad.new_zeros(self.shape)"),
+    D("max_unpool2d", self="max_pool_double_backward(grad, indices, 2)"),
+    D("max_unpool3d", self="max_pool_double_backward(grad, indices, 3)"),
+    D("fractional_max_pool2d", self="aten.fractional_max_pool2d_backward.default(grad, self, kernel_size, "
+                                    "output_size, result1)", output_differentiability=_VALUES_ONLY),
+    D("fractional_max_pool2d_backward", grad_output="max_pool_double_backward(grad, indices, 2)",
+      self="grad.new_zeros(self.shape)"),
+    D("fractional_max_pool3d", self="aten.fractional_max_pool3d_backward.default(grad, self, kernel_size, "
+                                    "output_size, result1)", output_differentiability=_VALUES_ONLY),
+    D("fractional_max_pool3d_backward", grad_output="max_pool_double_backward(grad, indices, 3)",
+      self="grad.new_zeros(self.shape)"),
     # the pointwise losses (jtorch/native/pointwise_losses.py)
     D("binary_cross_entropy", self="binary_cross_entropy_backward(grad, self, target, weight, reduction)",
       target="binary_cross_entropy_target_backward(grad, self, target, weight, reduction)"),

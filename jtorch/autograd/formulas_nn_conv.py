@@ -29,6 +29,9 @@ def convolution_backward(aten: Any, grad: Any, input: Any, weight: Any, stride: 
     out = col2im(W^T @ x), so grad_x = W @ im2col(grad) and grad_W = sum_n x @ im2col(grad)^T."""
     dim = weight.dim() - 2
     s, p, d = _expand(stride, dim), _expand(padding, dim), _expand(dilation, dim)
+    if dim == 3:
+        return _convolution_backward_by_convolutions(aten, grad, input, weight, s, p, d, transposed,
+                                                     _expand(output_padding, dim), groups, needs)
     if dim == 1:  # a 1-d convolution is a 2-d one over a height of 1
         grad, input, weight = grad.unsqueeze(2), input.unsqueeze(2), weight.unsqueeze(2)
         s, p, d = [1] + s, [0] + p, [1] + d
@@ -63,6 +66,39 @@ def convolution_backward(aten: Any, grad: Any, input: Any, weight: Any, stride: 
     if dim == 1:
         gi = gi.squeeze(2) if gi is not None else None
         gw = gw.squeeze(2) if gw is not None else None
+    return gi, gw, gb
+
+
+def _convolution_backward_by_convolutions(aten: Any, grad: Any, input: Any, weight: Any, s: list, p: list,
+                                           d: list, transposed: bool, op: list, groups: int,
+                                           needs: Sequence[bool]) -> tuple:
+    """convolution_backward as convolutions (the 3-d case, whose columns have no operator):
+    the input's gradient is the adjoint convolution (transposed for a direct one and the other
+    way round); the weight's is a convolution of the input's and the gradient's planes with the
+    batch as the reduced channel and stride and dilation exchanged, cropped to the kernel."""
+    g, n, nd = groups, input.shape[0], weight.dim() - 2
+    sp, gsp, k = list(input.shape[2:]), list(grad.shape[2:]), list(weight.shape[2:])
+    gi = gw = gb = None
+    if needs[2]:
+        gb = grad.sum([0] + list(range(2, 2 + nd)))
+    if needs[0]:
+        if not transposed:
+            # output_padding in [0, stride): what the forward's floor dropped
+            opad = [sp[i] - ((gsp[i] - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + 1) for i in range(nd)]
+            gi = aten.convolution.default(grad, weight, None, s, p, d, True, opad, g)
+        else:
+            gi = aten.convolution.default(grad, weight, None, s, p, d, False, [0] * nd, g)
+            gi = gi[(slice(None), slice(None)) + tuple(slice(0, v) for v in sp)]
+    if needs[1]:
+        # a (B, G*R, *S) "input" (R reduced over, the batch) against a (G*Q, R, *T) "weight"
+        a, b = (input, grad) if not transposed else (grad, input)
+        ca, cb = a.shape[1] // g, b.shape[1] // g
+        a2 = a.reshape(n, g, ca, *a.shape[2:]).permute(2, 1, 0, *range(3, 3 + nd)).reshape(ca, g * n, *a.shape[2:])
+        b2 = b.reshape(n, g, cb, *b.shape[2:]).permute(1, 2, 0, *range(3, 3 + nd)).reshape(g * cb, n, *b.shape[2:])
+        r = aten.convolution.default(a2, b2, None, d, p, s, False, [0] * nd, g)  # (ca, G*cb, *>=K)
+        r = r[(slice(None), slice(None)) + tuple(slice(0, v) for v in k)]
+        # (G, cb, ca, *K): a direct weight's (G*Og, Cg, *K), a transposed one's (G*Cg, Og, *K)
+        gw = r.reshape(ca, g, cb, *k).permute(1, 2, 0, *range(3, 3 + nd)).reshape(weight.shape)
     return gi, gw, gb
 
 

@@ -15,6 +15,7 @@ from . import (
     einsum,
     embedding_bag,
     factories,
+    fractional_pooling,
     fused_optim,
     gradient,
     grid_sample,
@@ -34,6 +35,7 @@ from . import (
     pixel_shuffle,
     pointwise_losses,
     pooling,
+    pooling_3d,
     properties,
     python_indexing,
     python_methods,
@@ -59,6 +61,7 @@ from . import (
     tensor_properties,
     tensor_types,
     unary,
+    unpooling,
     upsample,
     views,
 )

@@ -28,6 +28,10 @@ VIA_FLOAT32 = frozenset((
     "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "nll_loss_forward", "nll_loss_backward",
     "_softmax_backward_data", "_log_softmax_backward_data",
+    # 3-d pooling and the adaptive average pooling kernels' operators
+    "max_pool3d_with_indices", "max_pool3d_with_indices_backward", "avg_pool3d_backward", "_adaptive_avg_pool3d",
+    "_adaptive_avg_pool3d_backward", "adaptive_max_pool3d", "adaptive_max_pool3d_backward", "_adaptive_avg_pool2d",
+    "_adaptive_avg_pool2d_backward",
 ))
 
 

@@ -1,5 +1,5 @@
-"""Convolution (ATen's Convolution.cpp, ConvUtils.h, Im2Col.cpp, Col2Im.cpp): im2col, col2im,
-convolution and the conv1d / conv2d / conv_transpose1d / conv_transpose2d composites.
+"""Convolution (ATen's Convolution.cpp, ConvUtils.h, Im2Col.cpp, Col2Im.cpp, vol2col.h): im2col,
+col2im, convolution and the conv1d/2d/3d and conv_transpose1d/2d/3d composites.
 
 Engine: `convolution` is im2col (the backend's `im2col` method: one pass that lays every receptive
 field out as a column) followed by one batched matrix product on the matmul engine (BLAS on the
@@ -8,7 +8,8 @@ Measured against direct Numba loops, im2col + BLAS wins as soon as the reduction
 is more than a handful. `convolution` is CompositeExplicitAutograd (its kernel calls operators,
 below autograd) with one derivative entry, ConvolutionBackward0, whose formula
 (autograd/formulas_nn_conv.py) is again im2col / col2im / matmul, so that it is itself
-differentiable. 1-d convolutions run as 2-d ones over a height of 1.
+differentiable. 1-d convolutions run as 2-d ones over a height of 1; 3-d ones lay their columns
+out with the same backend method given three spatial dims (torch's vol2col, which has no operator).
 """
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ def _check_blocks(kernel: tuple, dilation: tuple, padding: tuple, stride: tuple)
 
 def blocks(size: tuple, kernel: tuple, dilation: tuple, padding: tuple, stride: tuple) -> tuple:
     """The number of sliding blocks along each spatial dim."""
-    return tuple((size[i] + 2 * padding[i] - (dilation[i] * (kernel[i] - 1) + 1)) // stride[i] + 1 for i in range(2))
+    return tuple((size[i] + 2 * padding[i] - (dilation[i] * (kernel[i] - 1) + 1)) // stride[i] + 1
+                 for i in range(len(size)))
 
 
 def _contiguous(t: Tensor) -> Tensor:
@@ -115,6 +117,38 @@ declare("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding
         variants="").impl_backends(_im2col)  # torch._C._nn.im2col: no torch.im2col binding
 declare("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, "
         "int[2] stride) -> Tensor", variants="").impl_backends(_col2im)
+
+
+def vol2col(x: Tensor, k: tuple, d: tuple, p: tuple, s: tuple) -> Tensor:
+    """(N, C, D, H, W) -> (N, C*kd*kh*kw, od*oh*ow) columns: im2col over three spatial dims, below
+    autograd (torch's vol2col, inside its slow_conv3d)."""
+    if x.dtype is _dt.bfloat16:  # the kernel has no bfloat16: a copy through float32 is exact
+        return vol2col(x.float(), k, d, p, s).to(_dt.bfloat16)
+    ob = blocks(x._size[2:], k, d, p, s)
+    out = allocate((x._size[0], x._size[1] * k[0] * k[1] * k[2], ob[0] * ob[1] * ob[2]), None, x.dtype, x._device)
+    if x._device.type != "meta":
+        _backend_of(x).im2col(_contiguous(x), k, d, p, s, out)
+    return out
+
+
+def col2vol(cols: Tensor, size: Sequence[int], k: tuple, d: tuple, p: tuple, s: tuple) -> Tensor:
+    """vol2col's adjoint: (N, C*kd*kh*kw, L) columns summed into an (N, C, *size) volume."""
+    if cols.dtype is _dt.bfloat16:  # sums in float32 (torch's opmath), rounded once
+        return col2vol(cols.float(), size, k, d, p, s).to(_dt.bfloat16)
+    out = allocate((cols._size[0], cols._size[1] // (k[0] * k[1] * k[2]), *size), None, cols.dtype, cols._device)
+    if cols._device.type != "meta":
+        _backend_of(cols).col2im(_contiguous(cols), k, d, p, s, out)
+    return out
+
+
+def _cols(x: Tensor, k: tuple, d: tuple, p: tuple, s: tuple) -> Tensor:
+    return vol2col(x, k, d, p, s) if len(k) == 3 else aten("im2col")(x, list(k), list(d), list(p), list(s))
+
+
+def _uncols(cols: Tensor, size: Sequence[int], k: tuple, d: tuple, p: tuple, s: tuple) -> Tensor:
+    if len(k) == 3:
+        return col2vol(cols, size, k, d, p, s)
+    return aten("col2im")(cols, list(size), list(k), list(d), list(p), list(s))
 
 
 # ---- convolution --------------------------------------------------------------------------------
@@ -197,6 +231,13 @@ def check_convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride
     if transposed:
         for i in range(dim):
             if output_padding[i] >= max(stride[i], dilation[i]):
+                if dim == 3:  # slow_conv_transpose3d's text
+                    parts = [f"{what}_{nm}: {v}"
+                             for what, vals in (("output_padding", output_padding), ("stride", stride),
+                                                ("dilation", dilation))
+                             for nm, v in zip(("depth", "height", "width"), vals)]
+                    raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                                       + " ".join(parts))
                 o = (0,) * (2 - dim) + output_padding[-2:]
                 s = (1,) * (2 - dim) + stride[-2:]
                 dl = (1,) * (2 - dim) + dilation[-2:]
@@ -239,18 +280,29 @@ def transposed_size(size: int, k: int, s: int, p: int, d: int, op: int) -> int:
 
 def col2im_transposed(cols: Tensor, in_hw: tuple, out_hw: tuple, k: tuple, d: tuple, p: tuple, s: tuple,
                       op: tuple) -> Tensor:
-    """col2im for a transposed convolution whose columns come from an (H, W) input: straight into
-    the output when its blocks are (H, W) again (output_padding < stride), else into the unpadded
-    full output, then cropped by `padding` (output_padding >= stride happens with dilation)."""
+    """col2im for a transposed convolution whose columns come from an input of spatial size
+    `in_hw`: straight into the output when its blocks are `in_hw` again (output_padding <
+    stride), else into the unpadded full output, then cropped by `padding` (output_padding >=
+    stride happens with dilation)."""
     if blocks(out_hw, k, d, p, s) == tuple(in_hw):
-        return aten("col2im")(cols, list(out_hw), list(k), list(d), list(p), list(s))
-    full_hw = [(in_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(2)]
-    full = aten("col2im")(cols, full_hw, list(k), list(d), [0, 0], list(s))
+        return _uncols(cols, out_hw, k, d, p, s)
+    nd = len(k)
+    full_hw = [(in_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 for i in range(nd)]
+    full = _uncols(cols, full_hw, k, d, (0,) * nd, s)
     n, c = full.shape[0], full.shape[1]
-    out = full.new_zeros((n, c, out_hw[0], out_hw[1]))
-    hh, ww = min(out_hw[0], full_hw[0] - p[0]), min(out_hw[1], full_hw[1] - p[1])
-    out[:, :, :hh, :ww] = full[:, :, p[0]:p[0] + hh, p[1]:p[1] + ww]  # below autograd: a plain copy
+    out = full.new_zeros((n, c, *out_hw))
+    keep = [min(out_hw[i], full_hw[i] - p[i]) for i in range(nd)]
+    src = (slice(None), slice(None), *(slice(p[i], p[i] + keep[i]) for i in range(nd)))
+    out[(slice(None), slice(None)) + tuple(slice(0, v) for v in keep)] = full[src]  # below autograd: a plain copy
     return out
+
+
+def per_image(w: Tensor, n: int) -> Tensor:
+    """The (G, ., .) weight matrices repeated for each of n images, contiguous, so that the product
+    with the (N, G, ., .) columns is one BLAS call per matrix: a weight that requires grad would
+    otherwise make matmul fold the batch into the columns' rows, two transposed copies of the
+    columns (measured 20x the product's time); this copy is small beside the columns."""
+    return w.unsqueeze(0).expand(n, *w.shape).contiguous()
 
 
 def _convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int],
@@ -262,29 +314,32 @@ def _convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Seq
     if one_d:
         input, weight = as_2d(input), as_2d(weight)
         s, p, d, op = (1,) + s, (0,) + p, (1,) + d, (0,) + op
-    elif weight.dim() != 4:
-        raise NotImplementedError(f"jtorch implements 1-d and 2-d convolutions, not {weight.dim() - 2}-d ones")
+    elif weight.dim() not in (4, 5):
+        raise NotImplementedError(f"jtorch implements 1-d to 3-d convolutions, not {weight.dim() - 2}-d ones")
     n, g = input.shape[0], groups
-    h, w = input.shape[2], input.shape[3]
-    k = (weight.shape[2], weight.shape[3])
+    sp = tuple(input.shape[2:])
+    k = tuple(weight.shape[2:])
+    kk = 1
+    for v in k:
+        kk *= v
+    L = 1
+    for v in sp:
+        L *= v
     if not transposed:
         o = weight.shape[0]
-        oh, ow = blocks((h, w), k, d, p, s)
-        cols = aten("im2col")(input, list(k), list(d), list(p), list(s))  # (N, C*K, L)
-        if g == 1:
-            out = weight.reshape(o, -1).matmul(cols)
-        else:
-            out = weight.reshape(g, o // g, -1).matmul(cols.reshape(n, g, cols.shape[1] // g, oh * ow))
-        out = out.reshape(n, o, oh, ow)
+        osp = blocks(sp, k, d, p, s)
+        cols = _cols(input, k, d, p, s)  # (N, C*K, blocks)
+        out = per_image(weight.reshape(g, o // g, -1), n).matmul(cols.reshape(n, g, cols.shape[1] // g, cols.shape[2]))
+        out = out.reshape(n, o, *osp)
     else:
         cin, og = weight.shape[0], weight.shape[1]
-        out_hw = tuple(transposed_size((h, w)[i], k[i], s[i], p[i], d[i], op[i]) for i in range(2))
-        wt = weight.reshape(g, cin // g, -1).transpose(1, 2)  # (G, Og*K, Cin_g)
-        cols = wt.matmul(input.reshape(n, g, cin // g, h * w)).reshape(n, g * og * k[0] * k[1], h * w)
-        out = col2im_transposed(cols, (h, w), out_hw, k, d, p, s, op)
+        out_sp = tuple(transposed_size(sp[i], k[i], s[i], p[i], d[i], op[i]) for i in range(len(sp)))
+        wt = per_image(weight.reshape(g, cin // g, -1).transpose(1, 2), n)  # (N, G, Og*K, Cin_g)
+        cols = wt.matmul(input.reshape(n, g, cin // g, L)).reshape(n, g * og * kk, L)
+        out = col2im_transposed(cols, sp, out_sp, k, d, p, s, op)
         o = og * g
     if bias is not None:
-        out = out.add_(bias.reshape(1, o, 1, 1))
+        out = out.add_(bias.reshape(1, o, *(1,) * len(sp)))
     return out.squeeze(2) if one_d else out
 
 
@@ -356,8 +411,8 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: 
 
 
 def _declare_conv(dim: int) -> None:
-    one = "[1]" if dim == 1 else "[1, 1]"
-    zero = "[0]" if dim == 1 else "[0, 0]"
+    one = "[" + ", ".join(["1"] * dim) + "]"
+    zero = "[" + ", ".join(["0"] * dim) + "]"
     a = f"SymInt[{dim}]"
     name = f"conv{dim}d"
     declare(f"{name}(Tensor input, Tensor weight, Tensor? bias=None, {a} stride={one}, {a} padding={zero}, "
@@ -370,7 +425,7 @@ def _declare_conv(dim: int) -> None:
         lambda input, weight, bias=None, stride=1, padding="valid", dilation=1, groups=1:
         _conv_padding(input, weight, bias, stride, padding, dilation, groups, dim, name))
     tname = f"conv_transpose{dim}d"
-    declare(f"{tname}{'.input' if dim == 2 else ''}(Tensor input, Tensor weight, Tensor? bias=None, "
+    declare(f"{tname}{'.input' if dim > 1 else ''}(Tensor input, Tensor weight, Tensor? bias=None, "
             f"{a} stride={one}, {a} padding={zero}, {a} output_padding={zero}, SymInt groups=1, "
             f"{a} dilation={one}) -> Tensor").impl("CompositeImplicitAutograd")(
         lambda input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1:
@@ -379,3 +434,4 @@ def _declare_conv(dim: int) -> None:
 
 _declare_conv(1)
 _declare_conv(2)
+_declare_conv(3)

@@ -326,3 +326,20 @@ declare("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor
 declare("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor",
         variants="").impl_backends(
     _adaptive_max_pool2d_backward)
+
+
+@declare("adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)").impl("CompositeImplicitAutograd")
+def adaptive_max_pool1d(self: Tensor, output_size: Sequence[int]) -> tuple:
+    if self.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for adaptive_max_pool1d)")
+    for i in range(1, self.dim()):
+        if self._size[i] <= 0:
+            raise RuntimeError("adaptive_max_pool1d(): Expected input to have non-zero size for non-batch dimensions, "
+                               f"but input has sizes {shape_str(self._size)} with dimension {i} being empty")
+    output_size = _lst(output_size)
+    if len(output_size) != 1:
+        raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
+    out, ind = aten("adaptive_max_pool2d")(self.unsqueeze(-2), [1, output_size[0]])
+    return out.squeeze(-2), ind.squeeze(-2)

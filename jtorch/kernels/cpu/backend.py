@@ -180,6 +180,13 @@ class CPUBackend(Backend):
     adaptive_avg_pool2d = _lazy("pool", "adaptive_avg_pool2d")
     adaptive_avg_pool2d_backward = _lazy("pool", "adaptive_avg_pool2d_backward")
     adaptive_max_pool2d = _lazy("pool", "adaptive_max_pool2d")
+    max_pool3d = _lazy("pool", "max_pool3d")
+    max_pool3d_backward = _lazy("pool", "max_pool3d_backward")
+    avg_pool3d = _lazy("pool", "avg_pool3d")
+    avg_pool3d_backward = _lazy("pool", "avg_pool3d_backward")
+    adaptive_avg_pool3d = _lazy("pool", "adaptive_avg_pool3d")
+    adaptive_avg_pool3d_backward = _lazy("pool", "adaptive_avg_pool3d_backward")
+    adaptive_max_pool3d = _lazy("pool", "adaptive_max_pool3d")
 
     # ---- resampling along one dim (padding, upsampling) ----
     resample = _lazy("resample", "resample")

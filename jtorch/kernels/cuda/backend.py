@@ -79,6 +79,13 @@ class CUDABackend(Backend):
     adaptive_max_pool2d = _lazy("pool", "adaptive_max_pool2d")
     # resampling along one dim (padding, upsampling)
     resample = _lazy("resample", "resample")
+    max_pool3d = _lazy("pool", "max_pool3d")
+    max_pool3d_backward = _lazy("pool", "max_pool3d_backward")
+    avg_pool3d = _lazy("pool", "avg_pool3d")
+    avg_pool3d_backward = _lazy("pool", "avg_pool3d_backward")
+    adaptive_avg_pool3d = _lazy("pool", "adaptive_avg_pool3d")
+    adaptive_avg_pool3d_backward = _lazy("pool", "adaptive_avg_pool3d_backward")
+    adaptive_max_pool3d = _lazy("pool", "adaptive_max_pool3d")
     # losses
     nll_loss_forward = _lazy("loss", "nll_loss_forward")
     nll_loss_backward = _lazy("loss", "nll_loss_backward")

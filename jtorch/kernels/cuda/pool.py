@@ -1,4 +1,5 @@
-"""The CUDA pooling kernels, the twin of kernels/cpu/pool.py (same functions and arguments).
+"""The CUDA pooling kernels, the twin of kernels/cpu/pool.py (same functions and arguments, 2 or 3
+spatial dims: a 2-d plane is a volume of depth 1).
 
 Forward kernels: one thread per output element. Backward: average pooling gathers, per input
 pixel, the outputs whose window covers it (deterministic, as torch's avg_pool2d backward);
@@ -27,23 +28,27 @@ _window_max = cuda.jit(device=True)(pool_windows.window_max)
 
 
 @cuda.jit(device=True)
-def _pixel(i, width, height, base, plane_size):  # pragma: no cover - compiled
-    """Flat index i of (planes, height, width) -> (column, row, start of its plane at `base`)."""
+def _voxel(i, width, height, depth, base, volume):  # pragma: no cover - compiled
+    """Flat index i of (volumes, depth, height, width) -> (column, row, slice, start of its volume
+    at `base`)."""
     t = i // width
-    return i % width, t % height, base + (t // height) * plane_size
+    r = t // height
+    return i % width, t % height, r % depth, base + (r // depth) * volume
 
 
 @cuda.jit(cache=True)
 def max_pool_kernel(total, g, x, xo, out, oo, ind, io):  # pragma: no cover - compiled
-    H, W, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw = (g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9],
-                                                     g[10], g[11])
+    D, H, W, od, oh, ow, kd, kh, kw = g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]
+    sd, sh, sw, pd, ph, pw, dd, dh, dw = g[9], g[10], g[11], g[12], g[13], g[14], g[15], g[16], g[17]
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        xw, y, plane = _pixel(i, ow, oh, xo, H * W)
+        xw, y, z, vol = _voxel(i, ow, oh, od, xo, D * H * W)
+        d0, d1 = _max_window(z, sd, pd, kd, dd, D)
         h0, h1 = _max_window(y, sh, ph, kh, dh, H)
         w0, w1 = _max_window(xw, sw, pw, kw, dw, W)
-        m, best = _window_max(x, plane, W, h0, (h1 - h0 + dh - 1) // dh, dh, w0, (w1 - w0 + dw - 1) // dw, dw)
+        m, best = _window_max(x, vol, H, W, d0, (d1 - d0 + dd - 1) // dd, dd, h0, (h1 - h0 + dh - 1) // dh, dh,
+                              w0, (w1 - w0 + dw - 1) // dw, dw)
         out[oo + i] = m
         ind[io + i] = best
         i += step
@@ -79,86 +84,107 @@ def max_pool_backward_planes_kernel(planes, L, HW, g, go, ind, io, gin, gio):  #
         p += step
 
 
+@cuda.jit(device=True)
+def _avg_at(gm, z, y, xw):  # pragma: no cover - compiled
+    """The clipped window of output (z, y, xw) and its divisor, from the geometry array."""
+    D, H, W, kd, kh, kw = gm[0], gm[1], gm[2], gm[6], gm[7], gm[8]
+    sd, sh, sw, pd, ph, pw, include_pad, divisor = gm[9], gm[10], gm[11], gm[12], gm[13], gm[14], gm[15], gm[16]
+    d0, d1, df = _avg_window(z, sd, pd, kd, D)
+    h0, h1, hf = _avg_window(y, sh, ph, kh, H)
+    w0, w1, wf = _avg_window(xw, sw, pw, kw, W)
+    return d0, d1, h0, h1, w0, w1, _avg_divisor(d0, d1, df, h0, h1, hf, w0, w1, wf, include_pad, divisor)
+
+
 @cuda.jit(cache=True)
 def avg_pool_kernel(total, g, x, xo, out, oo, zero):  # pragma: no cover - compiled
-    H, W, oh, ow, kh, kw, sh, sw, ph, pw, include_pad, divisor = (g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
-                                                                  g[8], g[9], g[10], g[11])
+    D, H, W, od, oh, ow = g[0], g[1], g[2], g[3], g[4], g[5]
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        xw, y, plane = _pixel(i, ow, oh, xo, H * W)
-        a0, a1, hf = _avg_window(y, sh, ph, kh, H)
-        b0, b1, wf = _avg_window(xw, sw, pw, kw, W)
-        s = _window_sum(x, plane, W, a0, a1, b0, b1, zero)
-        if a0 >= a1 or b0 >= b1:
+        xw, y, z, vol = _voxel(i, ow, oh, od, xo, D * H * W)
+        d0, d1, h0, h1, w0, w1, div = _avg_at(g, z, y, xw)
+        if d0 >= d1 or h0 >= h1 or w0 >= w1:
             out[oo + i] = 0
         else:
-            out[oo + i] = s / _avg_divisor(a0, a1, hf, b0, b1, wf, include_pad, divisor)
+            out[oo + i] = _window_sum(x, vol, H, W, d0, d1, h0, h1, w0, w1, zero) / div
         i += step
+
+
+@cuda.jit(device=True)
+def _covering(h, p, k, s, n):  # pragma: no cover - compiled
+    """The outputs [first, end) whose window of k from o * s - p covers input index h."""
+    return max(0, (h + p - k) // s + 1), min(n, (h + p) // s + 1)
 
 
 @cuda.jit(cache=True)
 def avg_pool_backward_kernel(total, g, gout, go, gin, gio, zero):  # pragma: no cover - compiled
-    H, W, oh, ow, kh, kw, sh, sw, ph, pw, include_pad, divisor = (g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
-                                                                  g[8], g[9], g[10], g[11])
+    D, H, W, od, oh, ow, kd, kh, kw = g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8]
+    sd, sh, sw, pd, ph, pw = g[9], g[10], g[11], g[12], g[13], g[14]
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        w, h, plane = _pixel(i, W, H, go, oh * ow)
+        w, h, dz, vol = _voxel(i, W, H, D, go, od * oh * ow)
         acc = zero
-        y0 = max(0, (h + ph - kh) // sh + 1)
-        y1 = min(oh, (h + ph) // sh + 1)
-        x0 = max(0, (w + pw - kw) // sw + 1)
-        x1 = min(ow, (w + pw) // sw + 1)
-        for y in range(y0, y1):
-            a0, a1, hf = _avg_window(y, sh, ph, kh, H)
-            for xw in range(x0, x1):
-                b0, b1, wf = _avg_window(xw, sw, pw, kw, W)
-                acc += gout[plane + y * ow + xw] / _avg_divisor(a0, a1, hf, b0, b1, wf, include_pad, divisor)
+        z0, z1 = _covering(dz, pd, kd, sd, od)
+        y0, y1 = _covering(h, ph, kh, sh, oh)
+        x0, x1 = _covering(w, pw, kw, sw, ow)
+        for z in range(z0, z1):
+            for y in range(y0, y1):
+                for xw in range(x0, x1):
+                    d0, d1, h0, h1, w0, w1, div = _avg_at(g, z, y, xw)
+                    acc += gout[vol + (z * oh + y) * ow + xw] / div
         gin[gio + i] = acc
         i += step
 
 
 @cuda.jit(cache=True)
-def adaptive_kernel(total, H, W, oh, ow, x, xo, out, oo, zero):  # pragma: no cover - compiled
+def adaptive_kernel(total, g, x, xo, out, oo, zero):  # pragma: no cover - compiled
+    D, H, W, od, oh, ow = g[0], g[1], g[2], g[3], g[4], g[5]
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        xw, y, plane = _pixel(i, ow, oh, xo, H * W)
+        xw, y, z, vol = _voxel(i, ow, oh, od, xo, D * H * W)
+        d0, d1 = _adaptive_window(z, D, od)
         h0, h1 = _adaptive_window(y, H, oh)
         w0, w1 = _adaptive_window(xw, W, ow)
-        s = _window_sum(x, plane, W, h0, h1, w0, w1, zero)
-        out[oo + i] = s / (h1 - h0) / (w1 - w0)
+        s = _window_sum(x, vol, H, W, d0, d1, h0, h1, w0, w1, zero)
+        out[oo + i] = s / (d1 - d0) / (h1 - h0) / (w1 - w0)
         i += step
 
 
 @cuda.jit(cache=True)
-def adaptive_backward_kernel(total, H, W, oh, ow, gout, go, gin, gio, zero):  # pragma: no cover - compiled
+def adaptive_backward_kernel(total, g, gout, go, gin, gio, zero):  # pragma: no cover - compiled
+    D, H, W, od, oh, ow = g[0], g[1], g[2], g[3], g[4], g[5]
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        w, h, plane = _pixel(i, W, H, go, oh * ow)
+        w, h, dz, vol = _voxel(i, W, H, D, go, od * oh * ow)
         acc = zero
-        for y in range(oh):
-            h0, h1 = _adaptive_window(y, H, oh)
-            if h0 <= h < h1:
-                for xw in range(ow):
-                    w0, w1 = _adaptive_window(xw, W, ow)
-                    if w0 <= w < w1:
-                        acc += gout[plane + y * ow + xw] / (h1 - h0) / (w1 - w0)
+        for z in range(od):
+            d0, d1 = _adaptive_window(z, D, od)
+            if d0 <= dz < d1:
+                for y in range(oh):
+                    h0, h1 = _adaptive_window(y, H, oh)
+                    if h0 <= h < h1:
+                        for xw in range(ow):
+                            w0, w1 = _adaptive_window(xw, W, ow)
+                            if w0 <= w < w1:
+                                acc += gout[vol + (z * oh + y) * ow + xw] / (d1 - d0) / (h1 - h0) / (w1 - w0)
         gin[gio + i] = acc
         i += step
 
 
 @cuda.jit(cache=True)
-def adaptive_max_kernel(total, H, W, oh, ow, x, xo, out, oo, ind, io):  # pragma: no cover - compiled
+def adaptive_max_kernel(total, g, x, xo, out, oo, ind, io):  # pragma: no cover - compiled
+    D, H, W, od, oh, ow = g[0], g[1], g[2], g[3], g[4], g[5]
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     while i < total:
-        xw, y, plane = _pixel(i, ow, oh, xo, H * W)
+        xw, y, z, vol = _voxel(i, ow, oh, od, xo, D * H * W)
+        d0, d1 = _adaptive_window(z, D, od)
         h0, h1 = _adaptive_window(y, H, oh)
         w0, w1 = _adaptive_window(xw, W, ow)
-        m, best = _window_max(x, plane, W, h0, h1 - h0, 1, w0, w1 - w0, 1)
+        m, best = _window_max(x, vol, H, W, d0, d1 - d0, 1, h0, h1 - h0, 1, w0, w1 - w0, 1)
         out[oo + i] = m
         ind[io + i] = best
         i += step
@@ -173,10 +199,21 @@ def _d(t: Any) -> tuple:
     return t._storage.data, t._offset
 
 
+def _dims(img: Any, pooled: Any) -> tuple:
+    """(D, H, W, od, oh, ow) of an image and its pooled twin; a 2-d image has depth 1."""
+    a, b = tuple(img._size[2:]), tuple(pooled._size[2:])
+    return ((1,) * (3 - len(a)) + a) + ((1,) * (3 - len(b)) + b)
+
+
+def _3(v: tuple, fill: int) -> tuple:
+    """A 2-d parameter as its depth-1 triple."""
+    return tuple(v) if len(v) == 3 else (fill, *v)
+
+
 def max_pool2d(x: Any, k: tuple, s: tuple, p: tuple, d: tuple, out: Any, ind: Any) -> None:
     total = out.numel()
     if total:
-        g = meta_array((x._size[2], x._size[3], out._size[2], out._size[3], *k, *s, *p, *d))
+        g = meta_array((*_dims(x, out), *_3(k, 1), *_3(s, 1), *_3(p, 0), *_3(d, 1)))
         driver.launch(max_pool_kernel, total, total, g, *_d(x), *_d(out), *_d(ind))
 
 
@@ -187,8 +224,8 @@ def max_pool2d_backward(gout: Any, ind: Any, gin: Any) -> None:
     driver.launch(zero_kernel, total, total, *_d(gin))
     n = gout.numel()
     if n:
-        L = gout._size[2] * gout._size[3]
-        HW = gin._size[2] * gin._size[3]
+        L = gout.numel() // (gout._size[0] * gout._size[1])
+        HW = gin.numel() // (gin._size[0] * gin._size[1])
         if deterministic():  # atomics add overlapping windows' gradients in any order
             planes = n // L
             driver.launch(max_pool_backward_planes_kernel, planes, planes, L, HW, *_d(gout), *_d(ind), *_d(gin))
@@ -200,8 +237,7 @@ def _avg(kern: Any, img: Any, pooled: Any, src: Any, k: tuple, s: tuple, p: tupl
          dst: Any) -> None:
     total = dst.numel()
     if total:
-        g = meta_array((img._size[2], img._size[3], pooled._size[2], pooled._size[3], *k, *s, *p,
-                        int(include_pad), int(divisor)))
+        g = meta_array((*_dims(img, pooled), *_3(k, 1), *_3(s, 1), *_3(p, 0), int(include_pad), int(divisor)))
         driver.launch(kern, total, total, g, *_d(src), *_d(dst), _zero(dst))
 
 
@@ -216,8 +252,7 @@ def avg_pool2d_backward(gout: Any, k: tuple, s: tuple, p: tuple, include_pad: bo
 def _adaptive(kern: Any, img: Any, pooled: Any, src: Any, dst: Any) -> None:
     total = dst.numel()
     if total:
-        driver.launch(kern, total, total, img._size[2], img._size[3], pooled._size[2], pooled._size[3], *_d(src),
-                      *_d(dst), _zero(dst))
+        driver.launch(kern, total, total, meta_array(_dims(img, pooled)), *_d(src), *_d(dst), _zero(dst))
 
 
 def adaptive_avg_pool2d(x: Any, out: Any) -> None:
@@ -231,5 +266,14 @@ def adaptive_avg_pool2d_backward(gout: Any, gin: Any) -> None:
 def adaptive_max_pool2d(x: Any, out: Any, ind: Any) -> None:
     total = ind.numel()
     if total:
-        driver.launch(adaptive_max_kernel, total, total, x._size[2], x._size[3], out._size[2], out._size[3], *_d(x),
-                      *_d(out), *_d(ind))
+        driver.launch(adaptive_max_kernel, total, total, meta_array(_dims(x, out)), *_d(x), *_d(out), *_d(ind))
+
+
+# the 3-d methods: the same kernels, given (N, C, D, H, W) tensors and triples
+max_pool3d = max_pool2d
+max_pool3d_backward = max_pool2d_backward
+avg_pool3d = avg_pool2d
+avg_pool3d_backward = avg_pool2d_backward
+adaptive_avg_pool3d = adaptive_avg_pool2d
+adaptive_avg_pool3d_backward = adaptive_avg_pool2d_backward
+adaptive_max_pool3d = adaptive_max_pool2d

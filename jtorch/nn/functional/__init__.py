@@ -11,4 +11,5 @@ from ._loss_more import *
 from ._loss_pairs import *
 from ._margin_losses import *
 from ._norm import *
+from ._pooling import *
 from ._resample import *

@@ -12,9 +12,10 @@ import jtorch
 
 from ...tensor import Tensor
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d",
-           "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
-           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold",
+           "fold", "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d",
+           "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+           "adaptive_max_pool2d_with_indices"]
 
 _IntOrTuple = Any  # int or a tuple of ints
 
@@ -43,6 +44,14 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: _I
                                   groups)
 
 
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: _IntOrTuple = 1,
+           padding: _IntOrTuple | str = 0, dilation: _IntOrTuple = 1, groups: int = 1) -> Tensor:
+    if isinstance(padding, str):
+        return _aten().conv3d.padding(input, weight, bias, _list(stride, 3), padding, _list(dilation, 3), groups)
+    return _aten().conv3d.default(input, weight, bias, _list(stride, 3), _list(padding, 3), _list(dilation, 3),
+                                  groups)
+
+
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: _IntOrTuple = 1,
                      padding: _IntOrTuple = 0, output_padding: _IntOrTuple = 0, groups: int = 1,
                      dilation: _IntOrTuple = 1) -> Tensor:
@@ -55,6 +64,13 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      dilation: _IntOrTuple = 1) -> Tensor:
     return _aten().conv_transpose2d.input(input, weight, bias, _list(stride, 2), _list(padding, 2),
                                           _list(output_padding, 2), groups, _list(dilation, 2))
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: _IntOrTuple = 1,
+                     padding: _IntOrTuple = 0, output_padding: _IntOrTuple = 0, groups: int = 1,
+                     dilation: _IntOrTuple = 1) -> Tensor:
+    return _aten().conv_transpose3d.input(input, weight, bias, _list(stride, 3), _list(padding, 3),
+                                          _list(output_padding, 3), groups, _list(dilation, 3))
 
 
 def unfold(input: Tensor, kernel_size: _IntOrTuple, dilation: _IntOrTuple = 1, padding: _IntOrTuple = 0,

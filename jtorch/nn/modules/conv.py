@@ -1,4 +1,4 @@
-"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (torch/nn/modules/conv.py): torch's argument
+"""Conv1d/2d/3d, ConvTranspose1d/2d/3d (torch/nn/modules/conv.py): torch's argument
 checks, default initialisation (kaiming_uniform_(a=sqrt(5)) weight, bias uniform in
 ±1/sqrt(fan_in)), padding modes and reprs."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from .. import functional as F
 from .linear import reset_weight_and_bias, weight_and_bias
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _ntuple(v: Any, n: int) -> tuple:
@@ -131,6 +131,11 @@ class Conv2d(_ConvDirectNd):
     _conv = staticmethod(F.conv2d)
 
 
+class Conv3d(_ConvDirectNd):
+    _n = 3
+    _conv = staticmethod(F.conv3d)
+
+
 class _ConvTransposeNd(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
@@ -185,4 +190,14 @@ class ConvTranspose2d(_ConvTransposeNd):
         output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
                                               self.dilation)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _n = 3
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 3,
+                                              self.dilation)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                   self.groups, self.dilation)
