@@ -38,6 +38,8 @@ CASES = [
     ("LazyConv2d", (2, (2, 3)), {"padding_mode": "reflect", "padding": 1}, (2, 5, 5)),
     ("LazyConvTranspose1d", (3, 2), {"stride": 2}, (2, 4, 5)),
     ("LazyConvTranspose2d", (2, 3), {"output_padding": 1, "stride": 2}, (1, 3, 4, 4)),
+    ("LazyConv3d", (2, 2), {"padding": 1}, (1, 2, 3, 3, 3)),
+    ("LazyConvTranspose3d", (2, 2), {"stride": 2}, (2, 3, 3, 2)),
     ("LazyBatchNorm1d", (), {}, (4, 3)),
     ("LazyBatchNorm1d", (), {"affine": False}, (4, 3, 5)),
     ("LazyBatchNorm2d", (), {"momentum": None}, (2, 3, 4, 4)),

@@ -11,13 +11,13 @@ import jtorch
 
 from ...tensor import Tensor
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
-__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
-           "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class LazyModuleMixin:
@@ -185,6 +185,17 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
         _lazy_conv_init(self, out_channels, bias, device, dtype)
 
 
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    cls_to_become = Conv3d
+    _spatial_dims = 3
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        _lazy_conv_init(self, out_channels, bias, device, dtype)
+
+
 class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
     cls_to_become = ConvTranspose1d
     _spatial_dims = 1
@@ -200,6 +211,18 @@ class LazyConvTranspose1d(_LazyConvXdMixin, ConvTranspose1d):
 class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
     cls_to_become = ConvTranspose2d
     _spatial_dims = 2
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                         device, dtype)
+        _lazy_conv_init(self, out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose3d(_LazyConvXdMixin, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d
+    _spatial_dims = 3
 
     def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
                  output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
