@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import jtorch
@@ -183,6 +183,8 @@ def reference_mode(row: np.ndarray) -> tuple:
 @given(cases(min_side=1), st.booleans())
 def test_mode(case, keepdim):
     t, a, dim = case
+    # rows holding a NaN follow torch's insertion sort, not this reference: the torch test below has them
+    assume(not np.isnan(a).any())
     r = jtorch.mode(t, dim, keepdim)
     assert type_name(r) == "mode"
     if a.ndim == 0:
