@@ -15,6 +15,7 @@ from __future__ import annotations
 
 # The table, one part per operator family (each a list in derivatives.yaml's order).
 from . import (
+               derivatives_attention,
                derivatives_elementwise,
                derivatives_nn_conv,
                derivatives_normalization,
@@ -36,3 +37,7 @@ NON_DIFFERENTIABLE = frozenset({
     "bucketize", "histc", "equal", "_local_scalar_dense",
 }) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE \
     | derivatives_shape.NON_DIFFERENTIABLE | derivatives_nn_conv.NON_DIFFERENTIABLE
+
+# the attention operators
+DERIVATIVES += derivatives_attention.ENTRIES
+NON_DIFFERENTIABLE |= derivatives_attention.NON_DIFFERENTIABLE

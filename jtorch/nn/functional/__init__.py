@@ -8,3 +8,4 @@ from ._loss import *
 from ._loss_more import *
 from ._loss_pairs import *
 from ._norm import *
+from ._attention import *
