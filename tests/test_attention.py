@@ -166,7 +166,7 @@ def _raises(fn_j, fn_t):
     with pytest.raises(Exception) as te:
         fn_t()
     assert type(je.value) is type(te.value)
-    assert str(je.value) == str(te.value)
+    assert str(je.value).replace("jtorch.", "torch.") == str(te.value)
 
 
 @pytest.mark.parametrize("case", range(8))
@@ -200,3 +200,166 @@ def test_sdpa_meta_and_scale_default():
     j = F.scaled_dot_product_attention(*(jtorch.tensor(a),) * 3)
     ref = F.scaled_dot_product_attention(*(jtorch.tensor(a),) * 3, scale=1 / math.sqrt(16))
     np.testing.assert_array_equal(j.numpy(), ref.numpy())
+
+
+# ---- MultiheadAttention ----------------------------------------------------------------------------------
+
+def mha_pair(dtype=np.float64, **kw):
+    jm, tm = jtorch.nn.MultiheadAttention(8, 2, **kw), torch.nn.MultiheadAttention(8, 2, **kw)
+    if dtype == np.float64:
+        jm, tm = jm.double(), tm.double()
+    assert [(n, tuple(p.shape)) for n, p in jm.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in tm.named_parameters()]
+    assert list(jm.state_dict()) == list(tm.state_dict())
+    rng = np.random.default_rng(11)
+    for (n, jp), (_, tp) in zip(jm.named_parameters(), tm.named_parameters()):
+        a = rng.standard_normal(tuple(jp.shape)).astype(dtype) * 0.5
+        with jtorch.no_grad():
+            jp.copy_(jtorch.tensor(a))
+        with torch.no_grad():
+            tp.copy_(torch.tensor(a))
+    return jm, tm
+
+
+def mha_check(jm, tm, arrays, tol=1e-10, **fkw):
+    """Forward (output and weights) and the gradients of the inputs and of every parameter."""
+    def conv(lib, v):
+        return lib.tensor(v) if isinstance(v, np.ndarray) else v
+    js = [jtorch.tensor(a, requires_grad=True) for a in arrays]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    if len(js) == 1:  # self-attention: query is key is value
+        js, ts = js * 3, ts * 3
+    jo, jw = jm(*js, **{k: conv(jtorch, v) for k, v in fkw.items()})
+    to, tw = tm(*ts, **{k: conv(torch, v) for k, v in fkw.items()})
+    close(jo, to, tol)
+    assert (jw is None) == (tw is None)
+    if jw is not None:
+        close(jw, tw, tol)
+    g = rand(tuple(to.shape), arrays[0].dtype, 9)
+    loss_j = (jo * jtorch.tensor(g)).sum() + (jw.sum() if jw is not None else 0)
+    loss_t = (to * torch.tensor(g)).sum() + (tw.sum() if tw is not None else 0)
+    loss_j.backward(), loss_t.backward()
+    for j, t in zip(js, ts):
+        close(j.grad, t.grad, tol)
+    for (n, jp), (_, tp) in zip(jm.named_parameters(), tm.named_parameters()):
+        assert (jp.grad is None) == (tp.grad is None), n
+        if jp.grad is not None:
+            close(jp.grad, tp.grad, tol)
+
+
+MHA_OPTIONS = [{}, {"batch_first": True}, {"kdim": 3, "vdim": 5}, {"add_bias_kv": True},
+               {"add_zero_attn": True}, {"bias": False}, {"add_bias_kv": True, "add_zero_attn": True,
+                                                          "batch_first": True}]
+
+
+@pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("kw", MHA_OPTIONS)
+def test_mha_options(kw, need_weights, average):
+    jm, tm = mha_pair(**kw)
+    n, l, s = 3, 4, 5
+    shape = (lambda t, e: (n, t, e)) if kw.get("batch_first") else (lambda t, e: (t, n, e))
+    arrays = [rand(shape(l, 8), np.float64, 0), rand(shape(s, kw.get("kdim", 8)), np.float64, 1),
+              rand(shape(s, kw.get("vdim", 8)), np.float64, 2)]
+    mha_check(jm, tm, arrays, need_weights=need_weights, average_attn_weights=average)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("masks", ["kpm_bool", "kpm_float", "attn_bool", "attn_float", "attn_3d", "both",
+                                   "causal", "causal_kpm"])
+def test_mha_masks(masks, need_weights):
+    jm, tm = mha_pair(batch_first=True)
+    rng = np.random.default_rng(2)
+    kpm = np.zeros((3, 5), bool)
+    kpm[0, 3:] = True
+    kpm[2, 1] = True
+    attn = rng.random((5, 5)) > 0.7
+    np.fill_diagonal(attn, False)
+    causal = np.triu(np.full((5, 5), -np.inf), 1)
+    fkw = {"kpm_bool": {"key_padding_mask": kpm},
+           "kpm_float": {"key_padding_mask": np.where(kpm, -np.inf, 0.0)},
+           "attn_bool": {"attn_mask": attn},
+           "attn_float": {"attn_mask": rand((5, 5), np.float64, 3)},
+           "attn_3d": {"attn_mask": rand((6, 5, 5), np.float64, 4)},
+           "both": {"attn_mask": attn, "key_padding_mask": kpm},
+           "causal": {"attn_mask": causal, "is_causal": True},
+           "causal_kpm": {"attn_mask": causal, "is_causal": True, "key_padding_mask": np.where(kpm, -np.inf, 0.0)},
+           }[masks]
+    mha_check(jm, tm, [rand((3, 5, 8), np.float64, 0)], need_weights=need_weights, **fkw)
+
+
+def test_mha_unbatched_and_eval_dropout():
+    jm, tm = mha_pair(dropout=0.5)
+    jm.eval(), tm.eval()
+    mha_check(jm, tm, [rand((4, 8), np.float64, 0), rand((5, 8), np.float64, 1), rand((5, 8), np.float64, 2)],
+              key_padding_mask=np.array([False, False, True, False, True]))
+    mha_check(jm, tm, [rand((4, 8), np.float64, 0)], attn_mask=rand((2, 4, 4), np.float64, 5))
+
+
+def test_mha_fully_masked_row():
+    """need_weights=True computes the softmax explicitly (a fully masked row is NaN); SDPA's gives 0."""
+    jm, tm = mha_pair(batch_first=True)
+    x = rand((1, 3, 8), np.float64, 0)
+    kpm = np.ones((1, 3), bool)
+    for nw in (True, False):
+        jo = jm(*(jtorch.tensor(x),) * 3, key_padding_mask=jtorch.tensor(kpm), need_weights=nw)[0]
+        to = tm(*(torch.tensor(x),) * 3, key_padding_mask=torch.tensor(kpm), need_weights=nw)[0]
+        np.testing.assert_array_equal(np.isnan(jo.detach().numpy()), np.isnan(to.detach().numpy()))
+        assert np.isnan(jo.detach().numpy()).all() == nw
+
+
+def test_mha_initialisation_and_repr():
+    jtorch.manual_seed(0)
+    m = jtorch.nn.MultiheadAttention(16, 4, add_bias_kv=True)
+    t = torch.nn.MultiheadAttention(16, 4, add_bias_kv=True)
+    assert repr(m) == repr(t)
+    assert (m.in_proj_bias == 0).all() and (m.out_proj.bias == 0).all()
+    bound = math.sqrt(6 / (16 + 48))  # xavier_uniform_ of (3E, E)
+    assert m.in_proj_weight.abs().max().item() <= bound
+    assert type(m.out_proj).__name__ == type_name(t.out_proj) == "NonDynamicallyQuantizableLinear"
+    assert m.bias_k.shape == (1, 1, 16) and m.bias_k.std().item() > 0
+    m2 = jtorch.nn.MultiheadAttention(16, 4)
+    assert m2.bias_k is None and m2.in_proj_weight.shape == (48, 16)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_mha_errors(case):
+    def make(lib):
+        x = lib.tensor(rand((5, 2, 8), np.float32, 0))
+        m = lib.nn.MultiheadAttention(8, 2)
+        return [
+            lambda: m(x, x, x, is_causal=True),
+            lambda: m(x, x, x, attn_mask=lib.zeros(5, 4)),
+            lambda: m(x, x, x, key_padding_mask=lib.zeros(2, 4, dtype=lib.bool)),
+            lambda: m(x, x, x, attn_mask=lib.zeros(5, 5, dtype=lib.long)),
+            lambda: lib.nn.MultiheadAttention(8, 3),
+            lambda: lib.nn.MultiheadAttention(0, 3),
+        ]
+    _raises(make(jtorch)[case], make(torch)[case])
+
+
+def test_mha_mismatched_mask_warning():
+    jm, tm = mha_pair(batch_first=True)
+    x = rand((2, 3, 8), np.float64, 0)
+    kpm = np.zeros((2, 3), bool)
+    with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and attn_mask is deprecated"):
+        jm(*(jtorch.tensor(x),) * 3, key_padding_mask=jtorch.tensor(kpm), attn_mask=jtorch.zeros(3, 3))
+
+
+def test_multi_head_attention_forward_functional():
+    """F.multi_head_attention_forward with separate projection weights and static keys/values."""
+    rng = np.random.default_rng(5)
+    a = {n: rng.standard_normal(s) for n, s in [("q", (4, 2, 8)), ("k", (5, 2, 8)), ("w", (24, 8)), ("b", (24,)),
+                                                  ("ow", (8, 8)), ("ob", (8,)), ("sk", (4, 5, 4)), ("sv", (4, 5, 4))]}
+
+    def run(lib, F_):
+        t = {n: lib.tensor(v, requires_grad=True) for n, v in a.items()}
+        out, w = F_.multi_head_attention_forward(t["q"], t["k"], t["k"], 8, 2, t["w"], t["b"], None, None, False,
+                                                 0.0, t["ow"], t["ob"], static_k=t["sk"], static_v=t["sv"])
+        (out.sum() + w.sum()).backward()
+        return out, w, t
+    jo, jw, jt = run(jtorch, F)
+    to, tw, tt = run(torch, TF)
+    close(jo, to, 1e-10), close(jw, tw, 1e-10)
+    for n in a:
+        if tt[n].grad is not None:
+            close(jt[n].grad, tt[n].grad, 1e-10)

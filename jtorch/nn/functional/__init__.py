@@ -1,5 +1,6 @@
 """`jtorch.nn.functional` (torch.nn.functional), split by family into private modules."""
 from ._activation import *
+from ._attention import *
 from ._conv import *
 from ._ctc import *
 from ._dropout_variants import *
@@ -8,4 +9,3 @@ from ._loss import *
 from ._loss_more import *
 from ._loss_pairs import *
 from ._norm import *
-from ._attention import *

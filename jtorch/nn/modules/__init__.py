@@ -1,5 +1,6 @@
 """The module classes, one file per family (as torch/nn/modules/)."""
 from .activation import *
+from .attention import *
 from .container import *
 from .conv import *
 from .dropout import *
@@ -10,3 +11,4 @@ from .module import Module
 from .normalization import *
 from .pooling import *
 from .sparse import *
+from .transformer import *
