@@ -207,14 +207,35 @@ def _causal_mask(lq: int, s: int, dtype: Any, device: Any) -> Tensor:
     return aten("zeros")([lq, s], dtype=dtype, device=device).masked_fill_(upper, _NEG_INF)
 
 
-def _scores(q: Tensor, k: Tensor, attn_mask: Tensor | None, is_causal: bool, scale: float) -> Tensor:
-    """q k^T * scale + mask (and the causal mask), as the flash kernel forms each block's scores."""
-    s = aten("matmul")(q, k.transpose(-2, -1)).mul_(scale)
-    if attn_mask is not None:
-        s = s.add_(attn_mask.to(s.dtype))
+def _probabilities(q: Tensor, k: Tensor, mask: Tensor | None, scale: float, may_mask_rows: bool,
+                   want_lse: bool = True) -> tuple[Tensor, Tensor | None]:
+    """softmax(q k^T * scale + mask) over flat (N, L, E) / (N, S, E) operands and its row log-sum-exp:
+    lse = max_j s_ij - log(max_j p_ij) (the largest probability is exp(m - lse)). A fully masked row
+    (only -inf scores) gets p = 0 and lse = 0, as the flash kernel gives."""
+    kt = k.transpose(1, 2)
+    qs = q * scale  # (N, L, E): smaller than the scores, and baddbmm then adds the mask in its one pass
+    s = aten("bmm")(qs, kt) if mask is None else aten("baddbmm")(mask, qs, kt)
+    p = aten("_softmax")(s, -1, False)
+    if not want_lse:
+        if may_mask_rows:
+            p.masked_fill_(p.isnan(), 0.0)
+        return p, None
+    lse = s.amax(-1).sub_(p.amax(-1).log_())
+    if may_mask_rows:
+        empty = lse.isnan()  # -inf - log(nan)
+        p.masked_fill_(empty.unsqueeze(-1), 0.0)
+        lse.masked_fill_(empty, 0.0)
+    return p, lse
+
+
+def _additive_mask(attn_mask: Tensor | None, is_causal: bool, b: int, h: int, lq: int, s: int, dtype: Any,
+                   device: Any) -> Tensor | None:
+    """The mask and the causal mask as one additive (B*H, L, S) tensor (zero strides where it broadcasts)."""
+    m = None if attn_mask is None else _flat_mask(attn_mask, b, h, lq, s, dtype)
     if is_causal:
-        s = s.add_(_causal_mask(q.size(-2), k.size(-2), s.dtype, s.device))
-    return s
+        c = _causal_mask(lq, s, dtype, device).expand(b * h, lq, s)
+        m = c if m is None else m + c
+    return m
 
 
 def _flat(t: Tensor) -> Tensor:
@@ -222,11 +243,9 @@ def _flat(t: Tensor) -> Tensor:
     return t.reshape(-1, t.size(-2), t.size(-1)).contiguous()
 
 
-def _flat_mask(attn_mask: Tensor | None, b: int, h: int, lq: int, s: int, dtype: Any) -> Tensor | None:
-    """The additive mask expanded to (B*H, L, S) (zero strides where it broadcasts)."""
-    if attn_mask is None:
-        return None
-    m = attn_mask.to(dtype)
+def _flat_mask(attn_mask: Tensor, b: int, h: int, lq: int, s: int, dtype: Any) -> Tensor:
+    """The additive 2-D or 4-D mask expanded to (B*H, L, S) (zero strides where it broadcasts)."""
+    m = attn_mask if attn_mask.dtype == dtype else attn_mask.to(dtype)
     if m.dim() == 2:
         return m.expand(b * h, lq, s)
     return m.expand(b, h, lq, s).reshape(b * h, lq, s)
@@ -247,18 +266,20 @@ def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, valu
     b, h, lq, _ = query.shape
     k, v = _gqa_expand(query, key, value, key.size(1) != h)
     s = k.size(2)
+    ev = v.size(-1)
+    qf, kf, vf = _flat(query), _flat(k), _flat(v)
     if _use_backend_kernel(query, "attention_forward"):
-        out = query.new_empty((b * h, lq, v.size(-1)))
+        out = query.new_empty((b * h, lq, ev))
         lse = query.new_empty((b * h, lq), dtype=_lse_dtype(query.dtype))
+        mask = None if attn_mask is None else _flat_mask(attn_mask, b, h, lq, s, query.dtype)
         backend(query.device.type).attention_forward(  # type: ignore[attr-defined]
-            _flat(query), _flat(k), _flat(v), _flat_mask(attn_mask, b, h, lq, s, query.dtype), is_causal, sc,
-            out, lse)
-        return out.view(b, h, lq, v.size(-1)), lse.view(b, h, lq)
-    scores = _scores(query, k, attn_mask, is_causal, sc)
-    lse = scores.logsumexp(-1)
-    lse = lse.masked_fill_(lse == _NEG_INF, 0.0)  # a fully masked row: p = exp(-inf - 0) = 0, so out = 0
-    p = scores.sub_(lse.unsqueeze(-1)).exp_()
-    return aten("matmul")(p, v), lse.to(_lse_dtype(query.dtype))
+            qf, kf, vf, mask, is_causal, sc, out, lse)
+        return out.view(b, h, lq, ev), lse.view(b, h, lq)
+    mask = _additive_mask(attn_mask, is_causal, b, h, lq, s, query.dtype, query.device)
+    p, lse = _probabilities(qf, kf, mask, sc, attn_mask is not None)
+    out = aten("bmm")(p, vf)
+    assert lse is not None
+    return out.view(b, h, lq, ev), lse.view(b, h, lq).to(_lse_dtype(query.dtype))
 
 
 @declare("_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, "
@@ -273,20 +294,22 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(
     hk, hv = key.size(1), value.size(1)
     k, v = _gqa_expand(query, key, value, hk != h)
     s = k.size(2)
+    qf, kf, vf, gof, of = _flat(query), _flat(k), _flat(v), _flat(grad_out), _flat(out)
     if _use_backend_kernel(query, "attention_backward"):
-        gq, gk, gv = (aten("empty_like")(_flat(t)) for t in (query, k, v))
+        gq, gk, gv = (aten("empty_like")(t) for t in (qf, kf, vf))
+        mask = None if attn_mask is None else _flat_mask(attn_mask, b, h, lq, s, query.dtype)
         backend(query.device.type).attention_backward(  # type: ignore[attr-defined]
-            _flat(grad_out), _flat(query), _flat(k), _flat(v), _flat_mask(attn_mask, b, h, lq, s, query.dtype),
-            is_causal, sc, _flat(out), logsumexp.reshape(b * h, lq).contiguous(), gq, gk, gv)
-        grad_q, grad_k, grad_v = gq.view(query.shape), gk.view(k.shape), gv.view(v.shape)
+            gof, qf, kf, vf, mask, is_causal, sc, of, logsumexp.reshape(b * h, lq).contiguous(), gq, gk, gv)
     else:
-        # P = exp(q k^T scale + mask - lse), recomputed; dS = P * (dO v^T - rowsum(dO * O))
-        p = _scores(query, k, attn_mask, is_causal, sc).sub_(logsumexp.to(query.dtype).unsqueeze(-1)).exp_()
-        grad_v = aten("matmul")(p.transpose(-2, -1), grad_out)
-        dp = aten("matmul")(grad_out, v.transpose(-2, -1))
-        ds = p.mul_(dp.sub_((grad_out * out).sum(-1, keepdim=True))).mul_(sc)
-        grad_q = aten("matmul")(ds, k)
-        grad_k = aten("matmul")(ds.transpose(-2, -1), query)
+        # P recomputed; dS = P * (dO v^T - rowsum(dO * O)), which is softmax's backward of dO v^T
+        mask = _additive_mask(attn_mask, is_causal, b, h, lq, s, query.dtype, query.device)
+        p, _ = _probabilities(qf, kf, mask, sc, attn_mask is not None, want_lse=False)
+        gv = aten("bmm")(p.transpose(1, 2), gof)
+        dp = aten("bmm")(gof, vf.transpose(1, 2))
+        ds = aten("_softmax_backward_data")(dp, p, -1, query.dtype)
+        gq = aten("bmm")(ds, kf).mul_(sc)
+        gk = aten("bmm")(ds.transpose(1, 2), qf).mul_(sc)
+    grad_q, grad_k, grad_v = gq.view(query.shape), gk.view(k.shape), gv.view(v.shape)
     if hk != h:  # sum the repeated heads' gradients back into their key/value head
         grad_k = grad_k.view(b, hk, h // hk, s, -1).sum(2)
     if hv != h:
