@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jtorch
 import jtorch.nn.functional as F
@@ -363,3 +365,57 @@ def test_multi_head_attention_forward_functional():
     for n in a:
         if tt[n].grad is not None:
             close(jt[n].grad, tt[n].grad, 1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("shape", [(2, 2, 5, 8), (2, 5, 8)])
+def test_sdpa_low_precision(dtype, shape):
+    """float16 / bfloat16: computed in float32 and rounded once (the math path upcasts; the fused
+    kernel accumulates in float32), node names as torch's."""
+    x = rand(shape, np.float32, 0)
+    jq = jtorch.tensor(x).to(getattr(jtorch, dtype)).requires_grad_()
+    tq = torch.tensor(x).to(getattr(torch, dtype)).requires_grad_()
+    jo = F.scaled_dot_product_attention(jq, jq, jq, is_causal=True)
+    to = TF.scaled_dot_product_attention(tq, tq, tq, is_causal=True)
+    assert str(jo.dtype).replace("jtorch", "torch") == str(to.dtype)
+    assert type_name(jo.grad_fn) == type_name(to.grad_fn)
+    jo.float().sum().backward(), to.float().sum().backward()
+    tol = 2e-2 if dtype == "bfloat16" else 4e-3
+    np.testing.assert_allclose(jo.float().detach().numpy(), to.float().detach().numpy(), atol=tol, rtol=tol)
+    np.testing.assert_allclose(jq.grad.float().numpy(), tq.grad.float().numpy(), atol=2 * tol, rtol=2 * tol)
+
+
+def _numpy_sdpa(q, k, v, mask, causal, scale):
+    s = q @ np.swapaxes(k, -1, -2) * scale
+    if causal:
+        s = s + np.where(np.tril(np.ones(s.shape[-2:], bool)), 0.0, -np.inf)
+    if mask is not None:
+        s = s + (np.where(mask, 0.0, -np.inf) if mask.dtype == bool else mask)
+    m = s.max(-1, keepdims=True)
+    e = np.exp(s - np.where(np.isfinite(m), m, 0.0))
+    d = e.sum(-1, keepdims=True)
+    return (np.where(d > 0, e / np.where(d > 0, d, 1.0), 0.0)) @ v
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.integers(1, 2), st.integers(1, 3), st.integers(1, 6), st.integers(1, 6), st.sampled_from([1, 4, 7]),
+       st.sampled_from([None, "bool", "float"]), st.booleans(), st.integers(0, 2**16))
+def test_sdpa_against_numpy(b, h, lq, s, e, mask_kind, causal, seed):
+    """Random shapes and options against a NumPy reference (both kernels: the fused one for 4-D inputs)."""
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.standard_normal((b, h, n, e)) for n in (lq, s, s))
+    mask = None
+    if mask_kind == "bool":
+        mask = rng.random((lq, s)) > 0.3
+    elif mask_kind == "float":
+        mask = rng.standard_normal((b, 1, lq, s))
+    if causal and mask is not None:
+        mask = None
+    got = F.scaled_dot_product_attention(jtorch.tensor(q), jtorch.tensor(k), jtorch.tensor(v),
+                                         None if mask is None else jtorch.tensor(mask), is_causal=causal)
+    np.testing.assert_allclose(got.numpy(), _numpy_sdpa(q, k, v, mask, causal, 1 / math.sqrt(e)), atol=1e-10,
+                               rtol=1e-10)
+    got3 = F.scaled_dot_product_attention(jtorch.tensor(q[0]), jtorch.tensor(k[0]), jtorch.tensor(v[0]),
+                                          is_causal=causal)
+    np.testing.assert_allclose(got3.numpy(), _numpy_sdpa(q[0], k[0], v[0], None, causal, 1 / math.sqrt(e)),
+                               atol=1e-10, rtol=1e-10)

@@ -157,6 +157,12 @@ def _scaled_dot_product_attention_math(query: Tensor, key: Tensor, value: Tensor
                                        enable_gqa: bool = False) -> tuple[Tensor, Tensor]:
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    origin = query.dtype
+    if origin in (float16, bfloat16):  # computed in float32 for accuracy, returned in the inputs' dtype
+        out, attn = _scaled_dot_product_attention_math(
+            query.float(), key.float(), value.float(), attn_mask, dropout_p, is_causal, dropout_mask, scale=scale,
+            enable_gqa=enable_gqa)
+        return out.to(origin), attn.to(origin)
     # q and k are each scaled by sqrt(scale) before the product, for stability
     negative = scale is not None and scale < 0.0
     factor = math.sqrt(calculate_scale(query, abs(scale) if negative and scale is not None else scale))
@@ -275,11 +281,14 @@ def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, valu
         backend(query.device.type).attention_forward(  # type: ignore[attr-defined]
             qf, kf, vf, mask, is_causal, sc, out, lse)
         return out.view(b, h, lq, ev), lse.view(b, h, lq)
-    mask = _additive_mask(attn_mask, is_causal, b, h, lq, s, query.dtype, query.device)
+    acc = _lse_dtype(query.dtype)  # float16 and bfloat16 accumulate in float32, as the kernel's buffers do
+    if acc != query.dtype:
+        qf, kf, vf = qf.to(acc), kf.to(acc), vf.to(acc)
+    mask = _additive_mask(attn_mask, is_causal, b, h, lq, s, acc, query.device)
     p, lse = _probabilities(qf, kf, mask, sc, attn_mask is not None)
-    out = aten("bmm")(p, vf)
+    out = aten("bmm")(p, vf).to(query.dtype)
     assert lse is not None
-    return out.view(b, h, lq, ev), lse.view(b, h, lq).to(_lse_dtype(query.dtype))
+    return out.view(b, h, lq, ev), lse.view(b, h, lq)
 
 
 @declare("_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, "
@@ -302,13 +311,18 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(
             gof, qf, kf, vf, mask, is_causal, sc, of, logsumexp.reshape(b * h, lq).contiguous(), gq, gk, gv)
     else:
         # P recomputed; dS = P * (dO v^T - rowsum(dO * O)), which is softmax's backward of dO v^T
-        mask = _additive_mask(attn_mask, is_causal, b, h, lq, s, query.dtype, query.device)
+        acc = _lse_dtype(query.dtype)
+        if acc != query.dtype:
+            qf, kf, vf, gof = qf.to(acc), kf.to(acc), vf.to(acc), gof.to(acc)
+        mask = _additive_mask(attn_mask, is_causal, b, h, lq, s, acc, query.device)
         p, _ = _probabilities(qf, kf, mask, sc, attn_mask is not None, want_lse=False)
         gv = aten("bmm")(p.transpose(1, 2), gof)
         dp = aten("bmm")(gof, vf.transpose(1, 2))
-        ds = aten("_softmax_backward_data")(dp, p, -1, query.dtype)
+        ds = aten("_softmax_backward_data")(dp, p, -1, acc)
         gq = aten("bmm")(ds, kf).mul_(sc)
         gk = aten("bmm")(ds.transpose(1, 2), qf).mul_(sc)
+        if acc != query.dtype:
+            gq, gk, gv = gq.to(query.dtype), gk.to(query.dtype), gv.to(query.dtype)
     grad_q, grad_k, grad_v = gq.view(query.shape), gk.view(k.shape), gv.view(v.shape)
     if hk != h:  # sum the repeated heads' gradients back into their key/value head
         grad_k = grad_k.view(b, hk, h // hk, s, -1).sum(2)
