@@ -198,6 +198,11 @@ def test_sdpa_meta_and_scale_default():
     q = jtorch.empty(2, 3, 5, 8, device="meta")
     y = F.scaled_dot_product_attention(q, q, q[..., :6])
     assert y.shape == (2, 3, 5, 6) and y.device.type == "meta"
+    k = jtorch.empty(2, 1, 7, 8, device="meta")
+    out, lse = jtorch._scaled_dot_product_flash_attention_for_cpu(q, k, k)
+    assert out.shape == (2, 3, 5, 8) and lse.shape == (2, 3, 5) and out.device.type == "meta"
+    grads = jtorch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(out, q, k, k, out, lse, 0.0, True)
+    assert [tuple(g.shape) for g in grads] == [(2, 3, 5, 8), (2, 1, 7, 8), (2, 1, 7, 8)]
     a = rand((1, 1, 3, 16), np.float64, 0)
     j = F.scaled_dot_product_attention(*(jtorch.tensor(a),) * 3)
     ref = F.scaled_dot_product_attention(*(jtorch.tensor(a),) * 3, scale=1 / math.sqrt(16))
@@ -419,3 +424,57 @@ def test_sdpa_against_numpy(b, h, lq, s, e, mask_kind, causal, seed):
                                           is_causal=causal)
     np.testing.assert_allclose(got3.numpy(), _numpy_sdpa(q[0], k[0], v[0], None, causal, 1 / math.sqrt(e)),
                                atol=1e-10, rtol=1e-10)
+
+
+def test_sdpa_calls_the_backend_kernels(monkeypatch):
+    """When the backend implements attention_forward / attention_backward, the fused operator hands them
+    flat contiguous (N, L, E) operands, the additive mask expanded to (N, L, S) and preallocated outputs;
+    here a NumPy stand-in fills them and the results must be the math path's."""
+    from jtorch.backends import backend
+    cpu = backend("cpu")
+    calls = []
+
+    def probs(q, k, mask, is_causal, scale):
+        s = q.numpy() @ k.numpy().transpose(0, 2, 1) * scale
+        if mask is not None:
+            s = s + mask.numpy()
+        if is_causal:
+            s = s + np.where(np.tril(np.ones(s.shape[1:], bool)), 0.0, -np.inf)
+        m = s.max(-1, keepdims=True)
+        e = np.exp(s - m)
+        return e / e.sum(-1, keepdims=True), (m + np.log(e.sum(-1, keepdims=True)))[..., 0]
+
+    def forward(q, k, v, mask, is_causal, scale, out, logsumexp):
+        assert all(t.is_contiguous() and t.dim() == 3 for t in (q, k, v))
+        assert mask is None or tuple(mask.shape) == (q.size(0), q.size(1), k.size(1))
+        calls.append("forward")
+        p, lse = probs(q, k, mask, is_causal, scale)
+        out.copy_(jtorch.tensor(p @ v.numpy()))
+        logsumexp.copy_(jtorch.tensor(lse))
+
+    def backward(grad_out, q, k, v, mask, is_causal, scale, out, logsumexp, grad_q, grad_k, grad_v):
+        calls.append("backward")
+        p, _ = probs(q, k, mask, is_causal, scale)
+        go, vv = grad_out.numpy(), v.numpy()
+        ds = p * (go @ vv.transpose(0, 2, 1) - (go * out.numpy()).sum(-1, keepdims=True))
+        grad_q.copy_(jtorch.tensor(ds @ k.numpy() * scale))
+        grad_k.copy_(jtorch.tensor(ds.transpose(0, 2, 1) @ q.numpy() * scale))
+        grad_v.copy_(jtorch.tensor(p.transpose(0, 2, 1) @ go))
+
+    monkeypatch.setattr(cpu, "attention_forward", forward, raising=False)
+    monkeypatch.setattr(cpu, "attention_backward", backward, raising=False)
+    assert cpu.implements("attention_forward")
+    arrays = [rand((2, 4, 5, 8), np.float64, 0), rand((2, 2, 6, 8), np.float64, 1), rand((2, 2, 6, 8), np.float64, 2)]
+    m = rand((2, 1, 5, 6), np.float64, 3)
+    for kw in ({"is_causal": True}, {"attn_mask": m}):
+        js = [jtorch.tensor(a, requires_grad=True) for a in arrays]
+        rs = [jtorch.tensor(a, requires_grad=True) for a in arrays]
+        jkw = {k: jtorch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        y = F.scaled_dot_product_attention(*js, enable_gqa=True, **jkw)
+        ref = jtorch._scaled_dot_product_attention_math(*rs, jkw.get("attn_mask"), 0.0, kw.get("is_causal", False),
+                                                         enable_gqa=True)[0]
+        np.testing.assert_allclose(y.detach().numpy(), ref.detach().numpy(), rtol=1e-12, atol=1e-12)
+        y.sum().backward(), ref.sum().backward()
+        for j, r in zip(js, rs):
+            np.testing.assert_allclose(j.grad.numpy(), r.grad.numpy(), rtol=1e-10, atol=1e-10)
+    assert calls == ["forward", "backward"] * 2

@@ -257,13 +257,18 @@ def _flat_mask(attn_mask: Tensor, b: int, h: int, lq: int, s: int, dtype: Any) -
     return m.expand(b, h, lq, s).reshape(b * h, lq, s)
 
 
+def _backend_methods(query: Tensor) -> Any:
+    """The query's backend, typed loosely: the attention methods are optional in the contract."""
+    return backend(query.device.type)
+
+
 def _use_backend_kernel(query: Tensor, method: str) -> bool:
     return query.dtype in (float32, float64) and backend(query.device.type).implements(method)
 
 
 @declare("_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., "
          "bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) "
-         "-> (Tensor output, Tensor logsumexp)").impl("CPU")
+         "-> (Tensor output, Tensor logsumexp)").impl("CPU", "Meta")
 def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, value: Tensor, dropout_p: float = 0.0,
                                                 is_causal: bool = False, *, attn_mask: Tensor | None = None,
                                                 scale: float | None = None) -> tuple[Tensor, Tensor]:
@@ -273,27 +278,29 @@ def _scaled_dot_product_flash_attention_for_cpu(query: Tensor, key: Tensor, valu
     k, v = _gqa_expand(query, key, value, key.size(1) != h)
     s = k.size(2)
     ev = v.size(-1)
+    if query.device.type == "meta":
+        return query.new_empty((b, h, lq, ev)), query.new_empty((b, h, lq), dtype=_lse_dtype(query.dtype))
     qf, kf, vf = _flat(query), _flat(k), _flat(v)
     if _use_backend_kernel(query, "attention_forward"):
         out = query.new_empty((b * h, lq, ev))
         lse = query.new_empty((b * h, lq), dtype=_lse_dtype(query.dtype))
         mask = None if attn_mask is None else _flat_mask(attn_mask, b, h, lq, s, query.dtype)
-        backend(query.device.type).attention_forward(  # type: ignore[attr-defined]
+        _backend_methods(query).attention_forward(
             qf, kf, vf, mask, is_causal, sc, out, lse)
         return out.view(b, h, lq, ev), lse.view(b, h, lq)
     acc = _lse_dtype(query.dtype)  # float16 and bfloat16 accumulate in float32, as the kernel's buffers do
     if acc != query.dtype:
         qf, kf, vf = qf.to(acc), kf.to(acc), vf.to(acc)
     mask = _additive_mask(attn_mask, is_causal, b, h, lq, s, acc, query.device)
-    p, lse = _probabilities(qf, kf, mask, sc, attn_mask is not None)
+    p, lse_rows = _probabilities(qf, kf, mask, sc, attn_mask is not None)
     out = aten("bmm")(p, vf).to(query.dtype)
-    assert lse is not None
-    return out.view(b, h, lq, ev), lse.view(b, h, lq)
+    assert lse_rows is not None
+    return out.view(b, h, lq, ev), lse_rows.view(b, h, lq)
 
 
 @declare("_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, "
          "Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, "
-         "float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)").impl("CPU")
+         "float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)").impl("CPU", "Meta")
 def _scaled_dot_product_flash_attention_for_cpu_backward(
         grad_out: Tensor, query: Tensor, key: Tensor, value: Tensor, out: Tensor, logsumexp: Tensor,
         dropout_p: float, is_causal: bool, *, attn_mask: Tensor | None = None, scale: float | None = None
@@ -303,11 +310,13 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(
     hk, hv = key.size(1), value.size(1)
     k, v = _gqa_expand(query, key, value, hk != h)
     s = k.size(2)
+    if query.device.type == "meta":
+        return (aten("empty_like")(query), aten("empty_like")(key), aten("empty_like")(value))
     qf, kf, vf, gof, of = _flat(query), _flat(k), _flat(v), _flat(grad_out), _flat(out)
     if _use_backend_kernel(query, "attention_backward"):
         gq, gk, gv = (aten("empty_like")(t) for t in (qf, kf, vf))
         mask = None if attn_mask is None else _flat_mask(attn_mask, b, h, lq, s, query.dtype)
-        backend(query.device.type).attention_backward(  # type: ignore[attr-defined]
+        _backend_methods(query).attention_backward(
             gof, qf, kf, vf, mask, is_causal, sc, of, logsumexp.reshape(b * h, lq).contiguous(), gq, gk, gv)
     else:
         # P recomputed; dS = P * (dO v^T - rowsum(dO * O)), which is softmax's backward of dO v^T
