@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--torch", action="store_true", help="run on PyTorch instead of jtorch")
     p.add_argument("--model", choices=["layers", "handwritten"], default="layers")
-    p.add_argument("--steps", type=int, default=120)
+    p.add_argument("--steps", type=int, default=200)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--context", type=int, default=64)
     p.add_argument("--d-model", type=int, default=64)
