@@ -478,3 +478,55 @@ def test_sdpa_calls_the_backend_kernels(monkeypatch):
         for j, r in zip(js, rs):
             np.testing.assert_allclose(j.grad.numpy(), r.grad.numpy(), rtol=1e-10, atol=1e-10)
     assert calls == ["forward", "backward"] * 2
+
+
+@pytest.mark.parametrize("masks", ["kpm", "attn", "attn_3d"])
+def test_mha_eval_fast_path_fully_masked_rows(masks):
+    """In evaluation without grad, self-attention with boolean masks runs torch's fast path, whose fully
+    masked query rows come out NaN (the module's own path gives the output projection's bias); float masks
+    keep the module's path. The TransformerEncoderLayer above it shows the same."""
+    rng = np.random.default_rng(1)
+    x = rand((3, 5, 8), np.float32, 0)
+    kpm = np.zeros((3, 5), bool)
+    kpm[2] = True
+    kpm[0, 3:] = True
+    attn = np.triu(np.ones((5, 5), bool), 1)
+    attn[1] = True
+    attn3 = rng.random((6, 5, 5)) > 0.8
+    attn3[3, 2] = True
+    kw = {"kpm": {"key_padding_mask": kpm}, "attn": {"attn_mask": attn}, "attn_3d": {"attn_mask": attn3}}[masks]
+    jm, tm = mha_pair(np.float32, batch_first=True)
+    jm.eval(), tm.eval()
+    for grad in (False, True):
+        for as_float in (False, True):
+            def conv(lib, v):
+                return lib.tensor(np.where(v, -np.inf, 0.0).astype(np.float32) if as_float else v)
+            with jtorch.set_grad_enabled(grad):
+                jo = jm(*(jtorch.tensor(x),) * 3, need_weights=False, **{k: conv(jtorch, v) for k, v in kw.items()})[0]
+            with torch.set_grad_enabled(grad):
+                to = tm(*(torch.tensor(x),) * 3, need_weights=False, **{k: conv(torch, v) for k, v in kw.items()})[0]
+            j, t = jo.detach().numpy(), to.detach().numpy()
+            np.testing.assert_array_equal(np.isnan(j), np.isnan(t))
+            ok = ~np.isnan(t)
+            np.testing.assert_allclose(j[ok], t[ok], rtol=1e-5, atol=1e-5)
+            assert np.isnan(j).any() == (not grad and not as_float)
+    if masks == "kpm":
+        jl, tl = same_layer(jm)
+        with jtorch.no_grad():
+            jy = jl(jtorch.tensor(x), src_key_padding_mask=jtorch.tensor(kpm))
+        with torch.no_grad():
+            ty = tl(torch.tensor(x), src_key_padding_mask=torch.tensor(kpm))
+        np.testing.assert_array_equal(np.isnan(jy.numpy()), np.isnan(ty.numpy()))
+
+
+def same_layer(_):
+    jl = jtorch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+    tl = torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+    rng = np.random.default_rng(2)
+    for jp, tp in zip(jl.parameters(), tl.parameters()):
+        a = (rng.standard_normal(tuple(jp.shape)) * 0.3).astype(np.float32)
+        with jtorch.no_grad():
+            jp.copy_(jtorch.tensor(a))
+        with torch.no_grad():
+            tp.copy_(torch.tensor(a))
+    return jl.eval(), tl.eval()

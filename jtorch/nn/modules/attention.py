@@ -97,8 +97,9 @@ class MultiheadAttention(Module):
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
-        # torch's eval-mode fast path (_native_multi_head_attention) gives the same values as this one
         is_batched = query.dim() == 3
+        fast = self._takes_fast_path(query, key, value, key_padding_mask, attn_mask)
+        given_masks = (attn_mask, key_padding_mask)
         key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask", F._none_or_dtype(attn_mask),
                                              "attn_mask", query.dtype)
         attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
@@ -121,27 +122,52 @@ class MultiheadAttention(Module):
             k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
             average_attn_weights=average_attn_weights, is_causal=is_causal)
         if self.batch_first and is_batched:
-            return out.transpose(1, 0), weights
+            out = out.transpose(1, 0)
+        if fast and not need_weights:
+            out = self._fast_path_nan_rows(out, *given_masks)
         return out, weights
 
-    def merge_masks(self, attn_mask: Tensor | None, key_padding_mask: Tensor | None, query: Tensor
-                    ) -> tuple[Tensor | None, int | None]:
-        """attn_mask and key_padding_mask as one (N, heads, L, S) mask and its type (2), or the one given
-        (0: (L, S) attn_mask, 1: key_padding_mask)."""
-        mask_type: int | None = None
-        merged: Tensor | None = None
-        if key_padding_mask is not None:
-            mask_type, merged = 1, key_padding_mask
-        if attn_mask is not None:
-            batch_size, seq_len, _ = query.shape
-            mask_type = 2
-            if attn_mask.dim() == 3:
-                attn_mask_expanded = attn_mask.view(batch_size, -1, seq_len, seq_len)
-            else:
-                attn_mask_expanded = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1,
-                                                                                  -1)
-            merged = attn_mask_expanded
-            if key_padding_mask is not None:
-                kpm = key_padding_mask.view(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
-                merged = attn_mask_expanded + kpm
-        return merged, mask_type
+    def _takes_fast_path(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
+                         attn_mask: Tensor | None) -> bool:
+        """Whether torch would run _native_multi_head_attention (batched self-attention in evaluation,
+        batch_first, packed weights with biases, no bias_kv/zero_attn, even heads, boolean or no masks, nothing
+        requiring grad while grad is on)."""
+        if query.dim() != 3 or query is not key or key is not value or self.training or not self.batch_first:
+            return False
+        if self.in_proj_weight is None or self.in_proj_bias is None or not self._qkv_same_embed_dim:
+            return False
+        if query.dtype != self.in_proj_weight.dtype or query.dtype != self.in_proj_bias.dtype:
+            return False
+        if self.num_heads % 2 or self.bias_k is not None or self.bias_v is not None or self.add_zero_attn:
+            return False
+        if any(m is not None and m.dtype != jtorch.bool for m in (key_padding_mask, attn_mask)):
+            return False
+        if query.device.type not in ("cpu", "cuda"):
+            return False
+        args = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
+        return not (jtorch.is_grad_enabled() and any(a is not None and a.requires_grad for a in args))
+
+    def _fast_path_nan_rows(self, out: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None) -> Tensor:
+        """The fast path's one visible difference: a query row whose keys are all masked (in any head) comes
+        out NaN, where SDPA gives 0 (and the output projection its bias)."""
+        return nan_fully_masked_rows(out, attn_mask, key_padding_mask, self.num_heads)
+
+
+def nan_fully_masked_rows(out: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                          num_heads: int) -> Tensor:
+    """out (N, L, E) with NaN in the rows whose keys are all masked in some head, as torch's fused
+    eval-mode kernels give; masks bool (True = masked) or additive float (-inf = masked)."""
+    if attn_mask is None and key_padding_mask is None:
+        return out
+
+    def as_bool(m: Tensor) -> Tensor:
+        return m if m.dtype == jtorch.bool else m == float("-inf")
+    n, lq, _ = out.shape
+    masked = jtorch.zeros((n, num_heads, lq, 1), dtype=jtorch.bool, device=out.device)
+    if attn_mask is not None:
+        am = as_bool(attn_mask)
+        masked = masked | (am.view(n, num_heads, lq, -1) if am.dim() == 3 else am)
+    if key_padding_mask is not None:
+        masked = masked | as_bool(key_padding_mask).view(n, 1, 1, -1)
+    rows = masked.all(-1).any(1)
+    return out.masked_fill(rows.unsqueeze(-1), float("nan")) if bool(rows.any()) else out

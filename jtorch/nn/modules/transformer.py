@@ -1,10 +1,11 @@
 """Transformer, TransformerEncoder/Decoder and their layers (torch/nn/modules/transformer.py).
 
 torch's eval-mode fast paths (`_transformer_encoder_layer_fwd`, `_native_multi_head_attention`) compute
-the same values as the modules' own path, so jtorch runs that path. One fast path changes what the user
-sees: TransformerEncoder in evaluation without grad, given a left-aligned src_key_padding_mask and no
-mask, runs on a nested tensor and pads the result back with 0.0, so the padded positions of its output
-(before the final norm) are exactly zero; jtorch zeroes them under the same conditions.
+the same values as the modules' own path, so jtorch runs that path and reproduces only what the user sees
+differently: a query row whose keys are all masked comes out NaN from the fused kernels (the modules' path
+gives finite values), and TransformerEncoder in evaluation without grad, given a left-aligned
+src_key_padding_mask and no mask, runs on a nested tensor and pads the result back with 0.0, so the padded
+positions of its output (before the final norm) are exactly zero. jtorch does both under torch's conditions.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from ..init import xavier_uniform_
 from .activation import GELU, ReLU
-from .attention import MultiheadAttention
+from .attention import MultiheadAttention, nan_fully_masked_rows
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -113,7 +114,27 @@ class TransformerEncoderLayer(Module):
         else:
             x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal=is_causal))
             x = self.norm2(x + self._ff_block(x))
+        if self._takes_fast_path(src):  # torch's fused layer: fully masked rows come out NaN
+            x = nan_fully_masked_rows(x, src_mask, src_key_padding_mask, self.self_attn.num_heads)
         return x
+
+    def _takes_fast_path(self, src: Tensor) -> bool:
+        """Whether torch would run _transformer_encoder_layer_fwd: batched, evaluation, batch_first, biases,
+        packed projection, relu/gelu, equal norm eps, even heads, no hooks, nothing requiring grad while
+        grad is on."""
+        sa = self.self_attn
+        if src.dim() != 3 or self.training or not sa.batch_first or sa.in_proj_bias is None:
+            return False
+        if not sa._qkv_same_embed_dim or not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps:
+            return False
+        if sa.num_heads % 2 == 1 or src.device.type not in ("cpu", "cuda"):
+            return False
+        if any(m._forward_hooks or m._forward_pre_hooks for m in self.modules()):
+            return False
+        args = (src, sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight, sa.out_proj.bias, self.norm1.weight,
+                self.norm1.bias, self.norm2.weight, self.norm2.bias, self.linear1.weight, self.linear1.bias,
+                self.linear2.weight, self.linear2.bias)
+        return not (jtorch.is_grad_enabled() and any(a is not None and a.requires_grad for a in args))
 
     def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
                   is_causal: bool = False) -> Tensor:
