@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 MODULES = ["elementwise", "reductions", "scans", "matmul", "joining", "indexing", "sorting", "comparing", "autograd", "nn",
            "threads", "startup", "dispatcher", "tensor", "cuda", "statistics", "random",
-           "sdpa", "recurrent"]
+           "sdpa", "recurrent", "attention"]
 for p in (HERE, ROOT):  # run as a script from anywhere; jtorch from this checkout if not installed
     if p not in sys.path:
         sys.path.insert(0 if p == HERE else len(sys.path), p)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 # The table, one part per operator family (each a list in derivatives.yaml's order).
 from . import (
+               derivatives_attention,
                derivatives_elementwise,
                derivatives_nn_conv,
                derivatives_normalization,
@@ -26,7 +27,7 @@ from . import (
 
 DERIVATIVES = [*derivatives_elementwise.ENTRIES, *derivatives_reductions.ENTRIES, *derivatives_shape.ENTRIES,
                *derivatives_nn_conv.ENTRIES, *derivatives_normalization.ENTRIES, *derivatives_recurrent.ENTRIES,
-               *derivatives_resample.ENTRIES]
+               *derivatives_resample.ENTRIES, *derivatives_attention.ENTRIES]
 
 NON_DIFFERENTIABLE = frozenset({
     # factories and *_like: new tensors, no history
@@ -39,4 +40,5 @@ NON_DIFFERENTIABLE = frozenset({
     "bucketize", "histc", "equal", "_local_scalar_dense",
 }) | derivatives_elementwise.NON_DIFFERENTIABLE | derivatives_reductions.NON_DIFFERENTIABLE \
     | derivatives_shape.NON_DIFFERENTIABLE | derivatives_nn_conv.NON_DIFFERENTIABLE \
-    | derivatives_recurrent.NON_DIFFERENTIABLE | derivatives_resample.NON_DIFFERENTIABLE
+    | derivatives_recurrent.NON_DIFFERENTIABLE | derivatives_resample.NON_DIFFERENTIABLE \
+    | derivatives_attention.NON_DIFFERENTIABLE

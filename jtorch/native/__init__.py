@@ -4,6 +4,7 @@ jtorch/__init__.py then generates the bindings."""
 from . import (
     activations,
     asarray,
+    attention,
     binary,
     blas,
     comparing,

@@ -1,5 +1,6 @@
 """`jtorch.nn.functional` (torch.nn.functional), split by family into private modules."""
 from ._activation import *
+from ._attention import *
 from ._conv import *
 from ._ctc import *
 from ._dropout_variants import *

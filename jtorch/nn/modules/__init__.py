@@ -1,5 +1,6 @@
 """The module classes, one file per family (as torch/nn/modules/)."""
 from .activation import *
+from .attention import *
 from .channelshuffle import *
 from .container import *
 from .conv import *
@@ -18,4 +19,5 @@ from .pixelshuffle import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
+from .transformer import *
 from .upsampling import *
