@@ -11,7 +11,8 @@ import jtorch
 
 from ...tensor import Tensor
 from ._activation import softmax
-from ._linear import dropout, linear, pad
+from ._linear import dropout, linear
+from ._resample import pad
 
 __all__ = ["scaled_dot_product_attention"]
 
