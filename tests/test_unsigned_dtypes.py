@@ -457,6 +457,13 @@ BITS_META = {
     "clone": lambda T, m: m.clone(),
     "copy_": lambda T, m: m.copy_(m),
     "amax": lambda T, m: m.amax(),
+    "cumsum": lambda T, m: m.cumsum(0),
+    "cat": lambda T, m: T.cat([m, m]),
+    "sum": lambda T, m: m.sum(),
+    "sum_dim": lambda T, m: m.sum(1),
+    "prod": lambda T, m: m.prod(),
+    "nansum": lambda T, m: m.nansum(),
+    "mean": lambda T, m: m.mean(),
 }
 
 

@@ -76,6 +76,8 @@ def _cat_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     first = ts[0]
     dev, out_dtype = first._device, first.dtype
+    if dev.type == "meta" and any(t.dtype in _dt.bits_dtypes for t in ts):
+        raise ValueError("Invalid dtype!")  # torch's meta cat promotes in Python, which has no bits type
     for t in ts:
         if t._device is not dev and t._device != dev:
             raise RuntimeError(f"Tensor on device {t._device} is not on the expected device {dev}!")

@@ -15,6 +15,7 @@ from typing import Any
 from .. import dtypes as _dt
 from ..geometry import wrap_dim
 from ..kernels import scalar_reduce as R
+from ..promotion import is_integral as is_integral_type
 from ..scalar import SCALAR_TYPE_NAME, not_implemented
 from ..structured.meta import MetaBase
 from ..structured.reduce import (
@@ -72,7 +73,7 @@ def is_integral(dtype: _dt.dtype) -> bool:
 def get_dtype_from_self(self: Tensor, dtype: _dt.dtype | None, promote_integers: bool) -> _dt.dtype:
     if dtype is not None:
         return dtype
-    if promote_integers and is_integral(self.dtype):
+    if promote_integers and is_integral_type(self.dtype, True):  # c10::isIntegralType: bits stay bits
         return _dt.int64
     return self.dtype
 
@@ -139,8 +140,10 @@ def _mean_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     in_dtype = get_dtype_from_self(self, dtype, True)
     if is_integral(in_dtype):
         what, got = ("Optional", dtype) if dtype is not None else ("Input", self.dtype)
+        # the meta kernel is torch's Python reference, which prints the dtype's Python name
+        name = f"torch.{got.name}" if self._device.type == "meta" else SCALAR_TYPE_NAME[got]
         raise RuntimeError(f"mean(): could not infer output dtype. {what} dtype must be either a floating point or "
-                           f"complex dtype. Got: {SCALAR_TYPE_NAME[got]}")
+                           f"complex dtype. Got: {name}")
     out_dtype = infer_dtype_from_optional(self, dtype, ctx.maybe_get_output())
     if is_integral(out_dtype):  # PyTorch's sum_out(...).div_(n) refuses an integer result
         raise RuntimeError(f"result type {SCALAR_TYPE_NAME[in_dtype if in_dtype.is_floating_point else _dt.float32]} "

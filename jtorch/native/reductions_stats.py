@@ -51,6 +51,8 @@ def _nansum_meta(ctx: MetaBase, tensors: list, extras: dict) -> None:
     if self.dtype.is_complex:
         raise RuntimeError("nansum on CPU does not support complex inputs")
     out_dtype = infer_dtype_from_optional(self, extras["dtype"], ctx.maybe_get_output())
+    if out_dtype in _dt.bits_dtypes:
+        out_dtype = _dt.int64  # torch's nansum promotes every non-floating type, the bits type too
     if not is_integral(self.dtype) and is_integral(out_dtype) and self._device.type != "meta":
         raise not_implemented("nansum_cpu", out_dtype)
     resize_reduction(ctx, self, extras["dim"], extras["keepdim"], out_dtype)

@@ -89,6 +89,8 @@ def cum_meta(ctx: MetaBase, tensors: list[Any], extras: dict[str, Any]) -> None:
     """cumsum_cumprod_meta: the output's dtype is dtype=, else out='s, else self's (int64 for
     integral and bool inputs)."""
     self = tensors[0]
+    if self._device.type == "meta" and self.dtype in _dt.bits_dtypes:
+        raise ValueError("Invalid dtype!")  # torch's meta cumsum is a Python reference with no bits type
     wrap_dim(extras["dim"], self.dim())
     dtype = extras["dtype"]
     result = ctx.maybe_get_output(0)
