@@ -8,7 +8,7 @@ import math
 import numbers
 import warnings
 import weakref
-from typing import Any
+from typing import Any, cast
 
 import jtorch
 
@@ -372,11 +372,12 @@ class LSTM(RNNBase):
                     hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
                 self.check_forward_args(input, hx, batch_sizes)
                 hx = self.permute_hidden(hx, sorted_indices)
+        weights = cast("list[Tensor]", self._flat_weights)  # None only for a parameter the user deleted
         if batch_sizes is None:
-            result = jtorch.lstm(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
+            result = jtorch.lstm(input, hx, weights, self.bias, self.num_layers, self.dropout,
                                  self.training, self.bidirectional, self.batch_first)
         else:
-            result = jtorch.lstm(input, batch_sizes, hx, self._flat_weights, self.bias, self.num_layers,
+            result = jtorch.lstm(input, batch_sizes, hx, weights, self.bias, self.num_layers,
                                  self.dropout, self.training, self.bidirectional)
         output = result[0]
         hidden = (result[1], result[2])
