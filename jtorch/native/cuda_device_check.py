@@ -15,7 +15,11 @@ from typing import Any
 
 from .cuda_device_check_table import CHECKED
 
-__all__ = ["CHECKED", "device_checked"]
+__all__ = ["CHECKED", "UNCHECKED", "device_checked"]
+
+# jtorch's optimizers run these with their step counters on the host (torch's default state layout,
+# kept so that state_dict()s load both ways) where torch's fused=True keeps them on the device
+UNCHECKED = frozenset({"_fused_adam_", "_fused_adamw_", "_fused_sgd_", "_fused_adagrad_"})
 
 
 def device_checked(name: str, arguments: Sequence[Any], kernel: Callable, *, composite: bool = False) -> Callable:

@@ -294,9 +294,11 @@ def _register_impl(nf: NativeFunction, key: str, fn: Callable, site: str | None,
 def _device_checked(nf: NativeFunction, fn: Callable, composite: bool) -> Callable:
     """fn behind torch's generated CUDA wrapper's device check, for the operators that have one (the
     table loads on the first registration, not at import)."""
-    from .cuda_device_check import CHECKED, device_checked
+    from .cuda_device_check import CHECKED, UNCHECKED, device_checked
 
-    return device_checked(nf.name, nf.func.arguments, fn, composite=composite) if nf.name in CHECKED else fn
+    if nf.name not in CHECKED or nf.name in UNCHECKED:
+        return fn
+    return device_checked(nf.name, nf.func.arguments, fn, composite=composite)
 
 
 def _written(nf: NativeFunction) -> tuple[str, ...]:
