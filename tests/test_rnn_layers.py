@@ -310,11 +310,11 @@ def test_one_node_per_layer_and_direction():
     assert "FusedRnnLayerBackward0" in names
 
 
-@live_torch
 @settings(max_examples=20, deadline=None)
 @given(mode=st.sampled_from(["RNN", "GRU", "LSTM"]), layers=st.integers(1, 2), bidir=st.booleans(),
        batch_first=st.booleans(), L=st.integers(1, 4), N=st.integers(1, 3), proj=st.booleans())
 def test_hypothesis_options(mode, layers, bidir, batch_first, L, N, proj):
+    live_torch("hypothesis draws its inputs anew")
     kw = {"num_layers": layers, "bidirectional": bidir, "batch_first": batch_first}
     if mode == "LSTM" and proj:
         kw["proj_size"] = 2
