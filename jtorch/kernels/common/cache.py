@@ -224,10 +224,13 @@ def enable_cache(dispatcher):
 class _PackageFunctionCache(GuardedFunctionCache):
     """The guarded cache of a hand-written kernel, keyed also by the source of the other jtorch
     modules whose functions it calls (kernels/common's row bodies, order keys...): Numba notices
-    changes to the kernel's own file only (numba#1833)."""
+    changes to the kernel's own file only (numba#1833), and by its module's CACHE_SALT, a string
+    naming what the module chose from the environment when it compiled (SciPy's BLAS or plain loops:
+    code compiled against one must not be loaded where it is missing)."""
 
     def _index_key(self, sig, codegen):  # type: ignore[override]  # Numba's untyped cache hook
-        return super()._index_key(sig, codegen) + (_callees_digest(self._py_func),)
+        salt = str(self._py_func.__globals__.get("CACHE_SALT", ""))
+        return super()._index_key(sig, codegen) + (_callees_digest(self._py_func), salt)
 
 
 def _callees_digest(py_func: Callable) -> str:

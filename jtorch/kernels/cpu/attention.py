@@ -62,6 +62,7 @@ def _exp_impl(x):
 # it), else plain loops (i-k-j order: the inner loop runs along a row of b and of out). The choice is
 # made when the kernel compiles.
 _BLAS = importlib.util.find_spec("scipy") is not None
+CACHE_SALT = "scipy-blas" if _BLAS else "loops"  # kernels/common/cache.py keys the disk cache by it
 
 
 @numba.njit(nogil=True, error_model="numpy")
