@@ -168,6 +168,8 @@ def fmt_cell(v: Any, row: dict) -> str:
     if isinstance(v, dict):
         if "gbps" in v:
             return f"{v['gbps']:.1f} GB/s ({v['gbps_best']:.1f})"
+        if "peak_bytes" in v:  # a memory row: its cells hold bytes (ranked through median_s)
+            return f"{v['peak_bytes'] / 1e6:.1f} MB"
         if "median_s" in v:
             med = v["median_s"]
             return f"{_fmt_time(med)} ({_fmt_time(v['min_s'], med)})" if "min_s" in v else _fmt_time(med)
