@@ -43,3 +43,26 @@ def _compare(g, w, rtol, atol, exact_indices):
         np.testing.assert_array_equal(g, w)
     else:
         np.testing.assert_allclose(g.astype(w.dtype), w, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def leaf_pair(shape, seed, dtype=jtorch.float32):
+    """A standard-normal leaf tensor on the CPU and its copy on CUDA, both requiring grad."""
+    x = jtorch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
+    return x.requires_grad_(), x.detach().cuda().requires_grad_()
+
+
+def same_forward_backward(fn, *shapes, rtol=1e-5, atol=1e-5, dtype=jtorch.float32):
+    """fn on CUDA equals fn on the CPU for leaves of `shapes`, and so do the leaves' gradients of a
+    random weighting of the result; a (values, indices) result compares its indices exactly."""
+    cpu, gpu = zip(*(leaf_pair(s, i, dtype) for i, s in enumerate(shapes)))
+    rc, rg = fn(*cpu), fn(*gpu)
+    if isinstance(rc, tuple):
+        np.testing.assert_array_equal(rg[1].cpu().numpy(), rc[1].numpy())
+        rc, rg = rc[0], rg[0]
+    assert rg.device.type == "cuda"
+    np.testing.assert_allclose(rg.detach().cpu().numpy(), rc.detach().numpy(), rtol=rtol, atol=atol)
+    g = jtorch.tensor(np.random.default_rng(9).standard_normal(tuple(rc.shape)), dtype=dtype)
+    rc.backward(g)
+    rg.backward(g.cuda())
+    for c, d in zip(cpu, gpu):
+        np.testing.assert_allclose(d.grad.cpu().numpy(), c.grad.numpy(), rtol=rtol, atol=atol)

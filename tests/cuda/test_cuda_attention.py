@@ -6,38 +6,22 @@ from __future__ import annotations
 import numpy as np
 
 import jtorch
+from _compare import same_forward_backward
 import jtorch.nn.functional as F
 
 
-def _pair(shape, seed, dtype=jtorch.float32):
-    x = jtorch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
-    return x.requires_grad_(), x.detach().cuda().requires_grad_()
-
-
-def _same(fn, *shapes, rtol=1e-5, atol=1e-5):
-    cpu, gpu = zip(*(_pair(s, i) for i, s in enumerate(shapes)))
-    rc, rg = fn(*cpu), fn(*gpu)
-    assert rg.device.type == "cuda"
-    np.testing.assert_allclose(rg.detach().cpu().numpy(), rc.detach().numpy(), rtol=rtol, atol=atol)
-    g = jtorch.tensor(np.random.default_rng(9).standard_normal(tuple(rc.shape)), dtype=rc.dtype)
-    rc.backward(g)
-    rg.backward(g.cuda())
-    for c, d in zip(cpu, gpu):
-        np.testing.assert_allclose(d.grad.cpu().numpy(), c.grad.numpy(), rtol=rtol, atol=atol)
-
-
 def test_sdpa_causal_and_masked():
-    _same(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), (1, 2, 3, 2), (1, 2, 3, 2),
+    same_forward_backward(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), (1, 2, 3, 2), (1, 2, 3, 2),
           (1, 2, 3, 2))
     mask = np.array([[True, False, True], [False, False, False]])
-    _same(lambda q, k, v: F.scaled_dot_product_attention(
+    same_forward_backward(lambda q, k, v: F.scaled_dot_product_attention(
         q, k, v, attn_mask=jtorch.tensor(mask, device=q.device)), (1, 2, 2), (1, 3, 2), (1, 3, 2))
 
 
 def test_sdpa_gqa_choice():
     q = jtorch.zeros(1, 2, 2, 2, device="cuda")
     assert jtorch._fused_sdp_choice(q, q, q) == 0  # the math path off the CPU
-    _same(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True), (1, 2, 2, 2), (1, 1, 2, 2),
+    same_forward_backward(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True), (1, 2, 2, 2), (1, 1, 2, 2),
           (1, 1, 2, 2))
 
 

@@ -7,62 +7,43 @@ import numpy as np
 import pytest
 
 import jtorch
+from _compare import same_forward_backward
 import jtorch.nn as jnn
 import jtorch.nn.functional as F
 
 
-def _pair(shape, seed, dtype=jtorch.float32):
-    x = jtorch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=dtype)
-    return x.requires_grad_(), x.detach().cuda().requires_grad_()
-
-
-def _same(fn, *shapes, rtol=1e-5, atol=1e-5, dtype=jtorch.float32):
-    cpu, gpu = zip(*(_pair(s, i, dtype) for i, s in enumerate(shapes)))
-    rc, rg = fn(*cpu), fn(*gpu)
-    if isinstance(rc, tuple):
-        np.testing.assert_array_equal(rg[1].cpu().numpy(), rc[1].numpy())
-        rc, rg = rc[0], rg[0]
-    assert rg.device.type == "cuda"
-    np.testing.assert_allclose(rg.detach().cpu().numpy(), rc.detach().numpy(), rtol=rtol, atol=atol)
-    g = jtorch.tensor(np.random.default_rng(9).standard_normal(tuple(rc.shape)), dtype=dtype)
-    rc.backward(g)
-    rg.backward(g.cuda())
-    for c, d in zip(cpu, gpu):
-        np.testing.assert_allclose(d.grad.cpu().numpy(), c.grad.numpy(), rtol=rtol, atol=atol)
-
-
 def test_unfold_fold():
-    _same(lambda x: F.unfold(x, (2, 3), 1, 1, (2, 1)), (1, 2, 4, 3))
-    _same(lambda c: F.fold(c, (4, 3), 2, 1, 0, 1), (1, 8, 6))
+    same_forward_backward(lambda x: F.unfold(x, (2, 3), 1, 1, (2, 1)), (1, 2, 4, 3))
+    same_forward_backward(lambda c: F.fold(c, (4, 3), 2, 1, 0, 1), (1, 8, 6))
 
 
 @pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1, dilation=(1, 2), groups=2)])
 def test_conv2d(kw):
-    _same(lambda x, w, b: F.conv2d(x, w, b, **kw), (1, 2, 4, 5), (2, 2 // kw.get("groups", 1), 2, 2), (2,))
+    same_forward_backward(lambda x, w, b: F.conv2d(x, w, b, **kw), (1, 2, 4, 5), (2, 2 // kw.get("groups", 1), 2, 2), (2,))
 
 
 def test_conv_transpose2d_and_conv1d():
-    _same(lambda x, w: F.conv_transpose2d(x, w, None, 2, 1, 1), (1, 2, 3, 2), (2, 1, 2, 2))
-    _same(lambda x, w: F.conv1d(x, w, None, 1, "same"), (1, 2, 5), (2, 2, 3), dtype=jtorch.float64)
+    same_forward_backward(lambda x, w: F.conv_transpose2d(x, w, None, 2, 1, 1), (1, 2, 3, 2), (2, 1, 2, 2))
+    same_forward_backward(lambda x, w: F.conv1d(x, w, None, 1, "same"), (1, 2, 5), (2, 2, 3), dtype=jtorch.float64)
 
 
 def test_max_pool2d_with_indices():
-    _same(lambda x: F.max_pool2d(x, 2, return_indices=True), (1, 2, 4, 4))
-    _same(lambda x: F.max_pool2d(x, 3, 2, 1, 2, ceil_mode=True, return_indices=True), (1, 1, 5, 4),
+    same_forward_backward(lambda x: F.max_pool2d(x, 2, return_indices=True), (1, 2, 4, 4))
+    same_forward_backward(lambda x: F.max_pool2d(x, 3, 2, 1, 2, ceil_mode=True, return_indices=True), (1, 1, 5, 4),
           dtype=jtorch.float64)
 
 
 def test_avg_pool2d():
-    _same(lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (1, 2, 5, 4))
-    _same(lambda x: F.avg_pool2d(x, 2, 1, 1, divisor_override=3), (1, 1, 3, 3), dtype=jtorch.float64)
+    same_forward_backward(lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (1, 2, 5, 4))
+    same_forward_backward(lambda x: F.avg_pool2d(x, 2, 1, 1, divisor_override=3), (1, 1, 3, 3), dtype=jtorch.float64)
 
 
 def test_adaptive_avg_pool2d():
-    _same(lambda x: F.adaptive_avg_pool2d(x, (2, 3)), (1, 2, 5, 4))
+    same_forward_backward(lambda x: F.adaptive_avg_pool2d(x, (2, 3)), (1, 2, 5, 4))
 
 
 def test_adaptive_max_pool2d():
-    _same(lambda x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True), (1, 2, 5, 4))
+    same_forward_backward(lambda x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True), (1, 2, 5, 4))
 
 
 def test_modules_on_cuda():
