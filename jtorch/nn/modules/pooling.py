@@ -66,7 +66,9 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class AvgPool2d(_AvgPoolNd):
+class _AvgPoolWithDivisor(_AvgPoolNd):
+    """AvgPool2d/3d: their arguments as given, with divisor_override."""
+
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                  count_include_pad: bool = True, divisor_override: int | None = None) -> None:
         super().__init__()
@@ -76,6 +78,9 @@ class AvgPool2d(_AvgPoolNd):
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
+
+
+class AvgPool2d(_AvgPoolWithDivisor):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
@@ -122,16 +127,7 @@ class MaxPool3d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool3d(_AvgPoolNd):
-    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-                 count_include_pad: bool = True, divisor_override: int | None = None) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
+class AvgPool3d(_AvgPoolWithDivisor):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
